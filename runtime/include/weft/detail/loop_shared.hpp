@@ -1,0 +1,76 @@
+// weft/detail/loop_shared.hpp — the part of an event loop that other threads may reach.
+//
+// Reference-counted: the loop holds one reference, and so does every task cell, thread_handle
+// and worker record that names the loop. It outlives the loop itself (a waker held by another
+// thread may still point here after the loop is gone); from then on the inbox is dead and every
+// submission is refused. Nothing here keeps the loop *running*.
+//
+//   field          who touches it
+//   inbox, driver  any thread (their own synchronisation)
+//   owner_thread   written once at construction, read by any thread
+//   loop           the owner thread only (it is cleared by the owner when the loop is destroyed)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include <weft/detail/remote_inbox.hpp>
+#include <weft/platform/driver.hpp>
+#include <weft/platform/sync.hpp>
+#include <weft/queue_error.hpp>
+#include <weft/telemetry.hpp>
+
+namespace weft {
+class event_loop;
+}
+
+namespace weft::detail {
+
+class task_header;
+
+class loop_shared {
+ public:
+  loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_sink> sink, std::uint64_t owner_thread);
+  loop_shared(const loop_shared&) = delete;
+  loop_shared& operator=(const loop_shared&) = delete;
+
+  void ref_inc() noexcept {
+    // relaxed: the caller already holds a reference.
+    refs_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void release() noexcept {
+    // acq_rel: the last owner must see every other owner's writes before deleting.
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+  // Any thread. User work, bounded: on refusal the item is destroyed unrun and the reason
+  // returned (the first `full` of this loop is also reported to telemetry).
+  submit_result submit_user(runnable* item);
+  // Any thread. Internal work (wakes, completion notices) that must not be refused for capacity.
+  // If the loop is gone the item is disposed of (a task reference released, a callback
+  // destroyed unrun): its target no longer exists.
+  void submit_internal(runnable* item) noexcept;
+  // Any thread. Queues a poll of `task` (the caller transferred a reference): straight onto the
+  // microtask queue when called on the owner thread, else through the inbox.
+  void schedule_task(task_header* task) noexcept;
+
+  bool on_owner_thread() const noexcept;
+
+  telemetry_sink& telemetry() const noexcept { return *sink_; }
+  const std::shared_ptr<telemetry_sink>& telemetry_ptr() const noexcept { return sink_; }
+
+  remote_inbox inbox;
+  platform::driver driver;
+  const std::uint64_t owner_thread;
+  event_loop* loop = nullptr;  // owner thread only
+
+ private:
+  ~loop_shared() = default;
+
+  sync::atomic<std::size_t> refs_{1};
+  sync::atomic<bool> overflow_reported_{false};
+  std::shared_ptr<telemetry_sink> sink_;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,106 @@
+// weft/detail/task_header.hpp — the type-independent part of a spawned task's heap cell.
+//
+// Who may touch what:
+//   state                any thread (atomic; see task_state.hpp)
+//   join_waker_slot      the joiner while join_waker is clear and the task not complete; read-only
+//                        for everyone while join_waker is set; freed with the cell
+//   everything else      the owner loop's thread only (the task never migrates): root frame,
+//                        awaited leaf, resume point, owned-task links
+// A wake from another thread touches only `state` and then hands the cell to the owner's remote
+// inbox; the owner thread does the poll. The cell is freed by whoever drops the last reference,
+// on any thread, and only after completion (the owned-task list holds a reference until then),
+// so the coroutine frame is always destroyed on the owner thread.
+#pragma once
+
+#include <coroutine>
+#include <cstdint>
+
+#include <weft/detail/runnable.hpp>
+#include <weft/detail/task_state.hpp>
+#include <weft/join_error.hpp>
+#include <weft/platform/sync.hpp>
+#include <weft/waker.hpp>
+
+namespace weft::detail {
+
+class loop_shared;
+class loop_core;
+
+// The leaf a suspended task waits on, type-erased: poll(leaf, waker) returns true when ready.
+struct leaf_poller {
+  void* leaf = nullptr;
+  bool (*poll)(void* leaf, const waker& w) = nullptr;
+};
+
+class task_header : public runnable {
+ public:
+  task_header(loop_shared* owner, std::uint64_t id, std::coroutine_handle<> root) noexcept;
+  virtual ~task_header();
+
+  // runnable: one poll on the owner thread, consuming the queue entry's reference.
+  void run() override;
+  void discard() noexcept override { release(); }
+
+  // Any thread. Ask for a poll (wake) or for cancellation (abort).
+  void schedule_poll() noexcept;
+  void request_cancel() noexcept;
+
+  // Owner thread, at loop shutdown: destroy the frame and complete as cancelled.
+  void cancel_at_shutdown() noexcept;
+
+  // Owner thread, from inside a poll: the coroutine `resume_at` suspended on `leaf`.
+  void suspend_on(leaf_poller leaf, std::coroutine_handle<> resume_at) noexcept {
+    WEFT_ASSERT(pending_.poll == nullptr);
+    pending_ = leaf;
+    resume_at_ = resume_at;
+  }
+
+  // A waker for this task that does not own a reference: valid while the task is being polled.
+  // Cloning it yields an owning waker.
+  const waker& borrowed_waker() const noexcept { return self_waker_; }
+  waker make_waker() noexcept;
+
+  void ref_inc() noexcept { state.ref_inc(); }
+  void release() noexcept {
+    if (state.ref_dec()) delete this;
+  }
+
+  loop_shared* owner() const noexcept { return owner_; }
+  std::uint64_t id() const noexcept { return id_; }
+
+  task_state state{task_state::initial_spawned};
+  sync::cell<waker> join_waker_slot;
+
+  // Owned-task list links (owner thread only).
+  task_header* owned_prev = nullptr;
+  task_header* owned_next = nullptr;
+
+ protected:
+  // Owner thread: the root frame finished; move its result (value or exception) into the output.
+  virtual void store_root_result() noexcept = 0;
+  // Owner thread: no value will come; store the error as the output.
+  virtual void store_error(join_error error) noexcept = 0;
+  // Destroys the root coroutine frame (owner thread).
+  virtual void destroy_root() noexcept = 0;
+  // Destroys a stored output nobody will read.
+  virtual void destroy_output() noexcept = 0;
+
+  void destroy_output_if_unjoined(task_state::word prior) noexcept;
+  friend class join_access;
+
+ private:
+  void poll_once() noexcept;
+  void complete(bool from_idle) noexcept;
+
+  loop_shared* owner_;
+  std::uint64_t id_;
+  std::coroutine_handle<> root_;
+  leaf_poller pending_{};
+  std::coroutine_handle<> resume_at_{};
+  waker self_waker_;
+};
+
+// The task being polled on the calling thread, or null outside polls.
+task_header* current_task() noexcept;
+
+}  // namespace weft::detail

@@ -1,0 +1,243 @@
+// weft/detail/task_state.hpp — the atomic state word of a task cell.
+//
+// One 64-bit word holds the lifecycle bits and the reference count, so that every transition is
+// a single atomic read-modify-write and no transition can observe a torn combination.
+//
+//   bit          meaning                                         set by            cleared by
+//   scheduled    one poll is queued; that queue entry owns a ref  wake / abort      poll start
+//   running      a poll is in progress on the owner thread       poll start        poll end
+//   notified     woken while running: re-queue when the poll ends wake / abort(run) poll end
+//   complete     terminal; the coroutine frame is gone           completion        never
+//   cancelled    cancellation requested                           abort / shutdown  never
+//   join_interest a join handle exists                            spawn             handle drop
+//   join_waker   the join-waker slot holds the joiner's waker    joiner            joiner (not complete)
+//   refs (high)  owners: owned-task list, queue entry, join handle, each waker clone
+//
+// Invariants (asserted where they are relied on):
+//   * scheduled and running are never both set (a running task is re-queued through notified);
+//   * complete is only set by the owner thread, from running (or from idle at loop shutdown);
+//   * once complete is set, scheduled is never set again, so no poll follows completion;
+//   * the cell is deallocated exactly once, by whoever drops the last reference.
+//
+// Memory orders: transitions that hand the task between threads use acq_rel so that the wake
+// that schedules a poll happens-before the poll, and completion (release, with the output
+// written before it) happens-before a joiner's acquire read of `complete`. Reference increments
+// are relaxed (the incrementer already holds a reference); decrements are acq_rel so that the
+// last owner sees every other owner's writes before freeing.
+#pragma once
+
+#include <cstdint>
+
+#include <weft/platform/assert.hpp>
+#include <weft/platform/sync.hpp>
+
+namespace weft::detail {
+
+class task_state {
+ public:
+  using word = std::uint64_t;
+  static constexpr word scheduled = word{1} << 0;
+  static constexpr word running = word{1} << 1;
+  static constexpr word notified = word{1} << 2;
+  static constexpr word complete = word{1} << 3;
+  static constexpr word cancelled = word{1} << 4;
+  static constexpr word join_interest = word{1} << 5;
+  static constexpr word join_waker = word{1} << 6;
+  static constexpr int ref_shift = 8;
+  static constexpr word ref_one = word{1} << ref_shift;
+  static constexpr word lifecycle_mask = ref_one - 1;
+
+  // A new spawned task: queued for its first poll, with a join handle. References: the owned-task
+  // list, the queue entry, the join handle.
+  static constexpr word initial_spawned = scheduled | join_interest | 3 * ref_one;
+
+  explicit task_state(word initial) noexcept : word_(initial) {}
+
+  static std::uint64_t refs_of(word w) noexcept { return w >> ref_shift; }
+
+  word load(std::memory_order order) const noexcept { return word_.load(order); }
+
+  // --- wake ---------------------------------------------------------------------------------
+  enum class wake_action {
+    none,    // already scheduled, notified, or complete: the wake coalesced / was late
+    submit,  // the caller must queue a poll; a reference for that queue entry has been added
+  };
+  wake_action transition_to_scheduled() noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      word next = cur;
+      wake_action action = wake_action::none;
+      if (cur & (complete | scheduled | notified)) return wake_action::none;
+      if (cur & running) {
+        next |= notified;
+      } else {
+        next |= scheduled;
+        next += ref_one;
+        action = wake_action::submit;
+      }
+      // acq_rel: release publishes the waker's writes to the poll that this wake causes
+      // (paired with the acquire in transition_to_running); acquire orders us after the poll
+      // that last cleared `running`.
+      if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        return action;
+      }
+    }
+  }
+
+  // --- abort --------------------------------------------------------------------------------
+  // Sets `cancelled`; then behaves like a wake so the owner polls the task and sees the request.
+  wake_action transition_to_cancel_requested() noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      if (cur & (complete | cancelled)) return wake_action::none;
+      word next = cur | cancelled;
+      wake_action action = wake_action::none;
+      if (cur & running) {
+        next |= notified;
+      } else if (!(cur & scheduled)) {
+        next |= scheduled;
+        next += ref_one;
+        action = wake_action::submit;
+      }
+      // acq_rel: as in transition_to_scheduled.
+      if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        return action;
+      }
+    }
+  }
+
+  // --- poll ---------------------------------------------------------------------------------
+  enum class poll_action {
+    poll,    // resume the coroutine if its awaited leaf is ready
+    cancel,  // cancellation was requested: destroy the frame and complete as cancelled
+  };
+  poll_action transition_to_running() noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      WEFT_ASSERT(cur & scheduled);
+      WEFT_ASSERT(!(cur & running));
+      WEFT_ASSERT(!(cur & complete));
+      const word next = (cur & ~scheduled) | running;
+      // acquire: pairs with the release in the wake/abort that set `scheduled`.
+      if (word_.compare_exchange_weak(cur, next, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return (cur & cancelled) ? poll_action::cancel : poll_action::poll;
+      }
+    }
+  }
+
+  enum class idle_action {
+    idle,        // nothing more to do until a wake
+    reschedule,  // woken (or aborted) during the poll: queue it again; a reference was added
+  };
+  idle_action transition_to_idle() noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      WEFT_ASSERT(cur & running);
+      WEFT_ASSERT(!(cur & scheduled));
+      word next = cur & ~running;
+      idle_action action = idle_action::idle;
+      if (cur & notified) {
+        next = (next & ~notified) | scheduled;
+        next += ref_one;
+        action = idle_action::reschedule;
+      }
+      // acq_rel: release publishes this poll's writes to a later poll on behalf of a waker that
+      // saw `running` clear; acquire pairs with the waker's release that set `notified`.
+      if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        return action;
+      }
+    }
+  }
+
+  // Completes a running task (or, with from_idle, an idle one being torn down at shutdown).
+  // The output must already be stored. Returns the word before the transition, from which the
+  // caller learns whether a join handle still exists and whether a join waker is registered.
+  word transition_to_complete(bool from_idle = false) noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      WEFT_ASSERT(!(cur & complete));
+      if (from_idle) {
+        WEFT_ASSERT(!(cur & running));
+      } else {
+        WEFT_ASSERT(cur & running);
+      }
+      const word next = (cur & ~(running | notified)) | complete;
+      // acq_rel: release publishes the stored output to the joiner (paired with the acquire
+      // in poll_join / drop_join_interest); acquire makes a joiner's waker registration
+      // (released by set_join_waker) visible before we read the slot.
+      if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+        return cur;
+      }
+    }
+  }
+
+  // --- join ---------------------------------------------------------------------------------
+  // Joiner, with the slot written: publishes the waker. Fails (returns false) when the task
+  // completed first; the joiner then still owns the slot's content and reads the output.
+  bool set_join_waker() noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      WEFT_ASSERT(cur & join_interest);
+      WEFT_ASSERT(!(cur & join_waker));
+      if (cur & complete) return false;
+      // release: publishes the slot write to the completer (paired with the acquire in
+      // transition_to_complete). acquire on failure: see the output if it completed.
+      if (word_.compare_exchange_weak(cur, cur | join_waker, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+        return true;
+      }
+    }
+  }
+
+  // Joiner: takes the slot back to replace its waker. Fails when the task completed first (the
+  // completer then owns the slot).
+  bool unset_join_waker() noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      WEFT_ASSERT(cur & join_interest);
+      WEFT_ASSERT(cur & join_waker);
+      if (cur & complete) return false;
+      // acquire: on failure, see the output; on success nothing is published.
+      if (word_.compare_exchange_weak(cur, cur & ~join_waker, std::memory_order_acquire,
+                                      std::memory_order_acquire)) {
+        return true;
+      }
+    }
+  }
+
+  // Join handle dropped. Returns the word before: if `complete` was set, the handle owns the
+  // output and must destroy it; otherwise the completer will (it sees no join_interest). When
+  // not complete, join_waker is cleared too and the handle must clear the slot.
+  word drop_join_interest() noexcept {
+    word cur = word_.load(std::memory_order_relaxed);
+    for (;;) {
+      WEFT_ASSERT(cur & join_interest);
+      word next = cur & ~join_interest;
+      if (!(cur & complete)) next &= ~join_waker;
+      // acq_rel: acquire to see the output when complete; release so the completer, seeing
+      // join_interest gone, orders its output destruction after our last read.
+      if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        return cur;
+      }
+    }
+  }
+
+  // --- references ---------------------------------------------------------------------------
+  void ref_inc() noexcept {
+    // relaxed: the caller already holds a reference, so the cell cannot be freed concurrently.
+    const word prior = word_.fetch_add(ref_one, std::memory_order_relaxed);
+    WEFT_ASSERT(refs_of(prior) > 0);
+  }
+  // Returns true when this was the last reference: the caller deallocates.
+  bool ref_dec() noexcept {
+    // acq_rel: release our writes to the last owner; acquire everyone's before deallocation.
+    const word prior = word_.fetch_sub(ref_one, std::memory_order_acq_rel);
+    WEFT_ASSERT(refs_of(prior) > 0);
+    return refs_of(prior) == 1;
+  }
+
+ private:
+  sync::atomic<word> word_;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,316 @@
+// weft/event_loop.hpp — one thread's event loop: microtasks, macrotasks, timers, remote inbox.
+//
+// A loop belongs to the thread that constructs it; only that thread drives it, spawns on it and
+// queues microtasks. Other threads reach it through a thread_handle (macrotasks) or a waker.
+//
+// One turn, in this order:
+//   1. driver events: timers whose deadline has passed move to the macrotask queue (later: I/O
+//      completions);
+//   2. remote inbox: everything queued by other threads is taken at once — task wakes join the
+//      microtasks, callbacks join the macrotasks (so remote work never lands mid-checkpoint);
+//   3. checkpoint: microtasks run until the queue is empty (task polls and queue_microtask
+//      callbacks; more may be queued meanwhile);
+//   4. one macrotask runs.
+// A checkpoint that runs more than `starvation_checkpoint_threshold` microtasks while a macrotask
+// is waiting reports `microtask_starvation` to telemetry (once per checkpoint).
+//
+// Driving calls (run, block_on, run_until_stalled, run_ready_tasks) may not nest: calling one from
+// inside the loop throws usage_error (inside a task, that task then completes as panicked).
+//
+// run() returns when nothing is ready or queued, no timer is armed and no spawn_worker child is
+// alive; it then *closes* the remote inbox with a commit under the inbox lock (see
+// remote_inbox.hpp), so a remote macrotask is either accepted and run before run() returns, or
+// refused with `closed`. The next driving call reopens it. Suspended tasks that wait on something
+// other than a timer or a child (e.g. a waker held by another thread) do not keep run() going;
+// they stay owned by the loop and continue at the next drive. block_on waits for its task.
+//
+// Destroying the loop cancels every unfinished task on this thread (frames destroyed here,
+// joiners woken with `cancelled`), destroys queued work unrun (reported to telemetry with its
+// count), refuses later submissions with `closed`, and joins its spawn_worker threads.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <weft/detail/loop_shared.hpp>
+#include <weft/detail/runnable.hpp>
+#include <weft/detail/task_cell.hpp>
+#include <weft/detail/timer_heap.hpp>
+#include <weft/join_handle.hpp>
+#include <weft/platform/clock.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/task.hpp>
+#include <weft/telemetry.hpp>
+#include <weft/thread_handle.hpp>
+
+namespace weft {
+
+class worker_handle;
+
+// Identifies a set_timeout / set_interval timer of one loop.
+struct timer_id {
+  std::uint64_t value = 0;
+  friend bool operator==(timer_id, timer_id) = default;
+};
+
+namespace detail {
+template <class F>
+concept task_factory = std::invocable<F&> && is_task<std::invoke_result_t<F&>>::value;
+struct child_worker;
+}  // namespace detail
+
+class event_loop {
+ public:
+  static constexpr std::size_t default_inbox_capacity = 65'536;
+  static constexpr std::size_t starvation_checkpoint_threshold = 1'000;
+
+  struct options {
+    std::size_t inbox_capacity = default_inbox_capacity;  // at least 1
+    std::shared_ptr<telemetry_sink> telemetry;             // null: noop_telemetry()
+  };
+
+  event_loop();
+  explicit event_loop(options opts);
+  ~event_loop();
+  event_loop(const event_loop&) = delete;
+  event_loop& operator=(const event_loop&) = delete;
+
+  // The loop driving on the calling thread, or null.
+  static event_loop* current() noexcept;
+
+  // ---- submitting work (owner thread) --------------------------------------------------------
+
+  // Spawns a task; its first poll is a microtask. After destruction began: rejected.
+  template <class T>
+  join_handle<T> spawn(task<T> t) {
+    check_owner("spawn");
+    if (shutting_down_ || !t.valid()) return join_handle<T>::rejected();
+    auto* cell = new detail::task_cell<T>(shared_, next_task_id_++, std::move(t));
+    adopt_spawned(cell);
+    return join_handle<T>(cell);
+  }
+  // Spawns the task a factory returns (the factory runs now, on this thread).
+  template <class F>
+    requires detail::task_factory<F>
+  auto spawn(F&& factory) {
+    return spawn(std::forward<F>(factory)());
+  }
+
+  template <class F>
+    requires std::is_invocable_v<std::decay_t<F>&>
+  void queue_microtask(F&& fn) {
+    check_owner("queue_microtask");
+    microtasks_.push_back(new detail::callback_runnable<std::decay_t<F>>(std::forward<F>(fn)));
+  }
+  template <class F>
+    requires std::is_invocable_v<std::decay_t<F>&>
+  void queue_macrotask(F&& fn) {
+    check_owner("queue_macrotask");
+    macrotasks_.push_back(new detail::callback_runnable<std::decay_t<F>>(std::forward<F>(fn)));
+  }
+
+  // A sendable handle for macrotasks from other threads.
+  thread_handle handle() const noexcept { return thread_handle(shared_); }
+
+  // Starts a new platform thread with its own event_loop, runs fn there (as its first macrotask;
+  // fn may take `event_loop&`), then that loop's run(). This loop's run() keeps going until the
+  // child finished and was joined. Throws std::system_error if the thread cannot be started.
+  template <class F>
+  worker_handle spawn_worker(F&& fn);
+
+  // ---- timers (owner thread; callbacks run as macrotasks) -----------------------------------
+  template <class F>
+    requires std::is_invocable_v<std::decay_t<F>&>
+  timer_id set_timeout(duration delay, F&& fn) {
+    return add_user_timer(delay, duration::zero(), new user_timer_of<std::decay_t<F>>(std::forward<F>(fn)));
+  }
+  // Fires every `period` (first after one period) until cleared.
+  template <class F>
+    requires std::is_invocable_v<std::decay_t<F>&>
+  timer_id set_interval(duration period, F&& fn) {
+    if (period <= duration::zero()) throw usage_error("set_interval needs a positive period");
+    return add_user_timer(period, period, new user_timer_of<std::decay_t<F>>(std::forward<F>(fn)));
+  }
+  // True if the timer was still pending (or repeating) and is now cancelled.
+  bool clear_timer(timer_id id);
+
+  // ---- driving (owner thread) ---------------------------------------------------------------
+  void run();
+  // Runs `t` to completion on this loop (other ready work runs too) and returns its value or
+  // rethrows what it threw. `t` may borrow the caller's locals: its frame is destroyed before
+  // block_on returns.
+  template <class T>
+  T block_on(task<T> t);
+  // Runs everything that is ready (timers included) until nothing is; never blocks.
+  void run_until_stalled();
+  // Runs queued work (remote inbox, microtasks, macrotasks) until none is left, without
+  // polling the driver: no timer or I/O callback runs. Never blocks.
+  void run_ready_tasks();
+
+  // ---- observation ---------------------------------------------------------------------------
+  std::size_t live_tasks() const noexcept { return live_tasks_; }
+  std::size_t live_workers() const noexcept { return live_children_; }
+  std::size_t armed_timers() const noexcept { return timers_.armed(); }
+  bool is_driving() const noexcept { return driving_; }
+  telemetry_sink& telemetry() const noexcept { return shared_->telemetry(); }
+
+  // ---- runtime internals (used by leaves and the runtime; not for applications) -------------
+  void arm_timer(detail::timer_node* node, instant deadline) { timers_.arm(node, deadline); }
+  void cancel_timer(detail::timer_node* node) noexcept { timers_.cancel(node); }
+  void push_microtask(detail::runnable* r) noexcept { microtasks_.push_back(r); }
+  detail::loop_shared* shared() const noexcept { return shared_; }
+  // Keeps run() from returning while positive (outstanding driver operations).
+  void add_keepalive(std::ptrdiff_t delta) noexcept { keepalive_ += delta; }
+
+ private:
+  // Marks the loop as driven by this thread for the scope's duration; throws usage_error when
+  // the loop is already being driven (re-entry) or the caller is not the owner thread.
+  class drive_scope {
+   public:
+    drive_scope(event_loop& loop, const char* what);
+    ~drive_scope();
+    drive_scope(const drive_scope&) = delete;
+    drive_scope& operator=(const drive_scope&) = delete;
+
+   private:
+    event_loop& loop_;
+    event_loop* previous_;
+  };
+  friend class detail::task_header;
+  friend struct detail::child_worker;
+  friend class worker_handle;
+
+  // A set_timeout / set_interval timer: the id map holds the arming reference.
+  class user_timer : public detail::timer_node {
+   public:
+    event_loop* loop = nullptr;
+    std::uint64_t id = 0;
+    duration period{};
+
+   protected:
+    virtual void invoke() = 0;
+
+   private:
+    void on_fire() override;
+  };
+  template <class F>
+  class user_timer_of final : public user_timer {
+   public:
+    template <class G>
+    explicit user_timer_of(G&& fn) : fn_(std::forward<G>(fn)) {}
+
+   private:
+    void invoke() override { fn_(); }
+    F fn_;
+  };
+  template <class F>
+  static detail::runnable* make_callback(F&& fn) {
+    return new detail::callback_runnable<std::decay_t<F>>(std::forward<F>(fn));
+  }
+  timer_id add_user_timer(duration delay, duration period, user_timer* timer);
+
+  void check_owner(const char* what) const;
+  void adopt_spawned(detail::task_header* cell) noexcept;
+  void task_finished(detail::task_header* cell) noexcept;
+
+  void turn(bool poll_driver);
+  void poll_driver_events();
+  void drain_remote();
+  void run_checkpoint();
+  bool run_one_macrotask();
+  bool has_ready_work();
+  bool has_queued_work() const noexcept;
+  void wait_for_events();
+  void run_guarded(detail::runnable* r) noexcept;
+  void child_exited(detail::child_worker* child);
+  worker_handle start_child(detail::runnable* entry);
+
+  detail::loop_shared* shared_;
+  detail::runnable_queue microtasks_;  // unbounded: local production is the owner's own work
+  detail::runnable_queue macrotasks_;  // unbounded, as above; remote work is bounded by the inbox
+  detail::timer_heap timers_;
+  detail::task_header* owned_head_ = nullptr;  // every unfinished task, newest first
+  std::size_t live_tasks_ = 0;
+  std::uint64_t next_task_id_ = 1;
+  std::unordered_map<std::uint64_t, user_timer*> user_timers_;  // looked up by id, never iterated
+  std::uint64_t next_timer_id_ = 1;
+  std::vector<std::shared_ptr<detail::child_worker>> children_;  // live children, in start order
+  std::size_t live_children_ = 0;
+  std::ptrdiff_t keepalive_ = 0;
+  bool driving_ = false;
+  bool shutting_down_ = false;
+  bool inbox_closed_by_run_ = false;
+};
+
+// What spawn_worker returns: the child's thread_handle, and whether it has finished.
+class worker_handle {
+ public:
+  worker_handle() = default;
+  const thread_handle& handle() const noexcept { return handle_; }
+  bool is_finished() const noexcept;
+
+ private:
+  friend class event_loop;
+  explicit worker_handle(std::shared_ptr<detail::child_worker> child, thread_handle h)
+      : child_(std::move(child)), handle_(std::move(h)) {}
+  std::shared_ptr<detail::child_worker> child_;
+  thread_handle handle_;
+};
+
+namespace detail {
+
+// The record of one spawn_worker thread, shared by parent and child.
+struct child_worker {
+  platform::thread thread;
+  sync::mutex lock;
+  sync::condvar ready_cv;
+  bool ready = false;               // under lock
+  thread_handle child_handle;       // under lock until ready, then immutable
+  sync::atomic<bool> finished{false};
+};
+
+// Calls fn with the loop if it takes one.
+template <class F>
+void invoke_worker_entry(F& fn, event_loop& loop) {
+  if constexpr (std::is_invocable_v<F&, event_loop&>) {
+    fn(loop);
+  } else {
+    fn();
+  }
+}
+
+}  // namespace detail
+
+template <class F>
+worker_handle event_loop::spawn_worker(F&& fn) {
+  check_owner("spawn_worker");
+  if (shutting_down_) throw usage_error("spawn_worker on a loop that is being destroyed");
+  detail::runnable* entry = make_callback([f = std::decay_t<F>(std::forward<F>(fn))]() mutable {
+    detail::invoke_worker_entry(f, *event_loop::current());
+  });
+  return start_child(entry);
+}
+
+template <class T>
+T event_loop::block_on(task<T> t) {
+  drive_scope scope(*this, "block_on");
+  join_handle<T> h = spawn(std::move(t));
+  for (;;) {
+    turn(true);
+    if (h.is_finished()) break;
+    if (has_ready_work()) continue;
+    wait_for_events();
+  }
+  auto result = h.join();
+  if (!result) result.error().rethrow();
+  if constexpr (!std::is_void_v<T>) return std::move(result).value();
+}
+
+}  // namespace weft

@@ -1,0 +1,50 @@
+// weft/platform/fault.hpp — fault-injection points.
+//
+// WEFT_FAULT_POINT(kind) marks a place where the simulator may inject a fault of that kind. It is
+// an expression of type bool: true means "inject now". In the real and model flavors it is the
+// constant false, so the branch it guards compiles away.
+#pragma once
+
+#include <weft/platform/flavor.hpp>
+
+#include <cstdint>
+
+namespace weft::platform {
+
+// Every kind of fault the runtime knows how to suffer. The simulator's options switch each on or
+// off and give it a rate; the runtime only asks "now?" at the marked points.
+enum class fault : std::uint8_t {
+  spurious_wake,        // wake a task that nothing woke
+  duplicate_wake,       // wake a task twice
+  delayed_wake,         // hold a wake back for a while
+  task_exception,       // throw from inside a task at an await point
+  stop_request,         // request a stop at an arbitrary point
+  inbox_full,           // remote inbox answers `full` although it has room
+  blocking_saturated,   // blocking pool answers `full` although it has room
+  worker_start_failure, // starting a worker thread fails
+  count_
+};
+
+inline constexpr const char* fault_name(fault f) noexcept {
+  switch (f) {
+    case fault::spurious_wake: return "spurious_wake";
+    case fault::duplicate_wake: return "duplicate_wake";
+    case fault::delayed_wake: return "delayed_wake";
+    case fault::task_exception: return "task_exception";
+    case fault::stop_request: return "stop_request";
+    case fault::inbox_full: return "inbox_full";
+    case fault::blocking_saturated: return "blocking_saturated";
+    case fault::worker_start_failure: return "worker_start_failure";
+    case fault::count_: break;
+  }
+  return "unknown";
+}
+
+}  // namespace weft::platform
+
+#if defined(WEFT_FLAVOR_SIM)
+#include <weft/platform/sim/fault.hpp>
+#define WEFT_FAULT_POINT(kind) (::weft::platform::fault_point(::weft::platform::fault::kind))
+#else
+#define WEFT_FAULT_POINT(kind) (false)
+#endif

@@ -1,0 +1,106 @@
+// weft/platform/parker.hpp — park a thread until another unparks it (or a deadline passes).
+//
+// One parker belongs to one thread (the only one that parks on it); any thread may unpark.
+// It is written once, over the seam's sync types, so the model flavor checks this very code and
+// the simulator runs it with virtual-time deadlines.
+//
+// States of `state_`:
+//   empty     nobody parked, no pending token
+//   parked    the owner is (about to be) waiting on `cv_` under `lock_`
+//   notified  a token is pending; the next park() consumes it and returns at once
+//
+// Invariants:
+//   * A token is never lost: unpark() always leaves `notified`, and park() only returns after it
+//     has consumed a token (or, for park_until, after the deadline).
+//   * The owner moves empty->parked and parked->empty; unparkers only ever store `notified`.
+//   * An unparker that sees `parked` takes `lock_` before notifying, so the owner is either not
+//     yet waiting (and will re-check `state_` under the lock) or is waiting and gets the signal.
+#pragma once
+
+#include <cstdint>
+
+#include <weft/platform/clock.hpp>
+#include <weft/platform/assert.hpp>
+#include <weft/platform/sync.hpp>
+
+namespace weft::platform {
+
+class parker {
+ public:
+  parker() = default;
+  parker(const parker&) = delete;
+  parker& operator=(const parker&) = delete;
+
+  // Blocks until a token is available, then consumes it.
+  void park() {
+    // acquire: pairs with the release exchange in unpark(), so whatever the unparker wrote before
+    // unparking is visible after park() returns.
+    if (try_consume_token()) return;
+    sync::unique_lock<sync::mutex> guard(lock_);
+    std::uint32_t expected = empty;
+    // relaxed on success: lock_ orders it against unpark()'s lock/notify; acquire on failure: the
+    // only other value is `notified`, whose writes we must see.
+    if (!state_.compare_exchange_strong(expected, parked, std::memory_order_relaxed,
+                                        std::memory_order_acquire)) {
+      WEFT_ASSERT(expected == notified);
+      state_.store(empty, std::memory_order_relaxed);  // consume; we already hold the acquire
+      return;
+    }
+    for (;;) {
+      cv_.wait(guard);
+      if (try_consume_token()) return;  // otherwise a spurious wake-up: wait again
+    }
+  }
+
+  // Like park(), but gives up at `deadline`. Returns true when a token was consumed.
+  bool park_until(instant deadline) {
+    if (try_consume_token()) return true;
+    sync::unique_lock<sync::mutex> guard(lock_);
+    std::uint32_t expected = empty;
+    if (!state_.compare_exchange_strong(expected, parked, std::memory_order_relaxed,
+                                        std::memory_order_acquire)) {
+      WEFT_ASSERT(expected == notified);
+      state_.store(empty, std::memory_order_relaxed);
+      return true;
+    }
+    for (;;) {
+      const bool signalled = cv_.wait_until(guard, deadline);
+      if (try_consume_token()) return true;
+      if (!signalled) {
+        // Deadline: leave `parked`, unless a token arrived in the meantime (then take it).
+        // acquire: pairs with unpark()'s release exchange.
+        const std::uint32_t prior = state_.exchange(empty, std::memory_order_acquire);
+        return prior == notified;
+      }
+    }
+  }
+
+  // Makes a token available and wakes the owner if it is parked. Callable from any thread.
+  void unpark() {
+    // release: publishes the caller's writes to the park() that consumes this token.
+    const std::uint32_t prior = state_.exchange(notified, std::memory_order_release);
+    if (prior != parked) return;  // empty: the owner will see the token; notified: coalesced
+    // The owner is parked or about to wait; taking the lock orders us after its CAS and its
+    // entry into cv_.wait, so the notification cannot fall between them.
+    { sync::lock_guard<sync::mutex> sync_with_waiter(lock_); }
+    cv_.notify_one();
+  }
+
+ private:
+  static constexpr std::uint32_t empty = 0;
+  static constexpr std::uint32_t parked = 1;
+  static constexpr std::uint32_t notified = 2;
+
+  bool try_consume_token() {
+    std::uint32_t expected = notified;
+    // acquire: pairs with the release exchange in unpark().
+    return state_.compare_exchange_strong(expected, empty, std::memory_order_acquire,
+                                          std::memory_order_relaxed);
+  }
+
+  sync::atomic<std::uint32_t> state_{empty};
+  sync::mutex lock_;
+  sync::condvar cv_;
+};
+
+}  // namespace weft::platform

@@ -1,0 +1,13 @@
+// weft/weft.hpp — everything an application needs.
+#pragma once
+
+#include <weft/event_loop.hpp>
+#include <weft/expected.hpp>
+#include <weft/join_error.hpp>
+#include <weft/join_handle.hpp>
+#include <weft/queue_error.hpp>
+#include <weft/task.hpp>
+#include <weft/telemetry.hpp>
+#include <weft/thread_handle.hpp>
+#include <weft/time.hpp>
+#include <weft/waker.hpp>

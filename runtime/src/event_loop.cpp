@@ -1,0 +1,267 @@
+// event_loop.cpp — the loop's turn, its driving calls, and its destruction.
+#include <string>
+
+#include <weft/event_loop.hpp>
+#include <weft/platform/thread.hpp>
+
+namespace weft {
+
+namespace {
+struct current_loop_tag;
+using current_loop_slot = platform::thread_slot<event_loop, current_loop_tag>;
+}  // namespace
+
+event_loop* event_loop::current() noexcept { return current_loop_slot::get(); }
+
+event_loop::event_loop() : event_loop(options{}) {}
+
+event_loop::event_loop(options opts)
+    : shared_(new detail::loop_shared(opts.inbox_capacity == 0 ? 1 : opts.inbox_capacity,
+                                      std::move(opts.telemetry), platform::current_thread_id())) {
+  shared_->loop = this;
+}
+
+event_loop::~event_loop() {
+  WEFT_ASSERT(!driving_);  // a loop cannot be destroyed from inside its own drive
+  shutting_down_ = true;
+  event_loop* const outer = current_loop_slot::get();
+  current_loop_slot::set(this);  // frames destroyed below may still look for "their" loop
+
+  // 1. From now on every submission from another thread is refused; take what is queued.
+  detail::runnable_queue leftovers = shared_->inbox.kill();
+
+  // 2. Cancel every unfinished task here, on its own thread. Destroying a frame may wake or
+  //    abort other tasks; those wakes land in the queues discarded below.
+  std::uint64_t cancelled = 0;
+  while (owned_head_ != nullptr) {
+    owned_head_->cancel_at_shutdown();  // unlinks it
+    ++cancelled;
+  }
+
+  // 3. Destroy queued work unrun.
+  std::uint64_t discarded = 0;
+  auto discard_queue = [&discarded](detail::runnable_queue& q) {
+    while (detail::runnable* r = q.pop_front()) {
+      if (r->kind() == detail::runnable_kind::callback) ++discarded;
+      r->discard();
+    }
+  };
+  discard_queue(leftovers);
+  discard_queue(microtasks_);
+  discard_queue(macrotasks_);
+
+  // 4. Timers: user timers lose their arming reference; the heap releases the rest.
+  for (std::uint64_t id = 1; id < next_timer_id_ && !user_timers_.empty(); ++id) {
+    auto it = user_timers_.find(id);  // id order, never hash order
+    if (it == user_timers_.end()) continue;
+    timers_.cancel(it->second);
+    it->second->release();
+    user_timers_.erase(it);
+  }
+
+  // 5. Children: wait for every spawn_worker thread.
+  for (auto& child : children_) {
+    if (child->thread.joinable()) child->thread.join();
+  }
+  children_.clear();
+
+  if (cancelled > 0) {
+    telemetry().record(telemetry_event{telemetry_kind::task_cancelled_at_shutdown,
+                                       "event loop destroyed with unfinished tasks", cancelled, {}});
+  }
+  if (discarded > 0) {
+    telemetry().record(telemetry_event{telemetry_kind::discarded_at_shutdown,
+                                       "event loop destroyed with queued work", discarded, {}});
+  }
+  current_loop_slot::set(outer);
+  shared_->loop = nullptr;
+  shared_->release();
+}
+
+// ---- ownership and task bookkeeping -------------------------------------------------------------
+
+void event_loop::check_owner(const char* what) const {
+  if (!shared_->on_owner_thread()) {
+    throw usage_error(std::string("event_loop::") + what + " called off the loop's own thread");
+  }
+}
+
+void event_loop::adopt_spawned(detail::task_header* cell) noexcept {
+  // Append to the owned list (spawn order) and queue the first poll.
+  cell->owned_prev = nullptr;
+  cell->owned_next = owned_head_;
+  if (owned_head_) owned_head_->owned_prev = cell;
+  owned_head_ = cell;
+  ++live_tasks_;
+  microtasks_.push_back(cell);
+}
+
+void event_loop::task_finished(detail::task_header* cell) noexcept {
+  if (cell->owned_prev) {
+    cell->owned_prev->owned_next = cell->owned_next;
+  } else {
+    WEFT_ASSERT(owned_head_ == cell);
+    owned_head_ = cell->owned_next;
+  }
+  if (cell->owned_next) cell->owned_next->owned_prev = cell->owned_prev;
+  cell->owned_prev = cell->owned_next = nullptr;
+  WEFT_ASSERT(live_tasks_ > 0);
+  --live_tasks_;
+}
+
+// ---- timers ---------------------------------------------------------------------------------
+
+void event_loop::user_timer::on_fire() {
+  if (period > duration::zero()) {
+    loop->timers_.arm(this, deadline() + period);  // re-arm first: a throwing callback keeps ticking
+    invoke();
+    return;
+  }
+  // One-shot: forget the id, then run; the map's reference goes when this macrotask ends.
+  auto it = loop->user_timers_.find(id);
+  WEFT_ASSERT(it != loop->user_timers_.end());
+  loop->user_timers_.erase(it);
+  struct release_after {
+    user_timer* t;
+    ~release_after() { t->release(); }
+  } guard{this};
+  invoke();
+}
+
+timer_id event_loop::add_user_timer(duration delay, duration period, user_timer* timer) {
+  check_owner("set_timeout/set_interval");
+  timer->loop = this;
+  timer->id = next_timer_id_++;
+  timer->period = period;
+  user_timers_.emplace(timer->id, timer);
+  timers_.arm(timer, platform::clock::now() + delay);
+  return timer_id{timer->id};
+}
+
+bool event_loop::clear_timer(timer_id id) {
+  check_owner("clear_timer");
+  auto it = user_timers_.find(id.value);
+  if (it == user_timers_.end()) return false;
+  user_timer* timer = it->second;
+  user_timers_.erase(it);
+  timers_.cancel(timer);
+  timer->release();
+  return true;
+}
+
+// ---- driving ----------------------------------------------------------------------------------
+
+event_loop::drive_scope::drive_scope(event_loop& loop, const char* what) : loop_(loop), previous_(nullptr) {
+  loop.check_owner(what);
+  if (loop.driving_) {
+    throw usage_error(std::string("event_loop::") + what + " re-entered from inside the loop");
+  }
+  if (loop.shutting_down_) throw usage_error(std::string("event_loop::") + what + " during destruction");
+  loop.driving_ = true;
+  previous_ = current_loop_slot::get();
+  current_loop_slot::set(&loop);
+  if (loop.inbox_closed_by_run_) {
+    loop.shared_->inbox.reopen();
+    loop.inbox_closed_by_run_ = false;
+  }
+}
+
+event_loop::drive_scope::~drive_scope() {
+  current_loop_slot::set(previous_);
+  loop_.driving_ = false;
+}
+
+void event_loop::poll_driver_events() { timers_.expire(platform::clock::now(), macrotasks_); }
+
+void event_loop::drain_remote() {
+  detail::runnable_queue arrived;
+  shared_->inbox.drain_into(arrived);
+  while (detail::runnable* r = arrived.pop_front()) {
+    if (r->kind() == detail::runnable_kind::task_poll) {
+      microtasks_.push_back(r);
+    } else {
+      macrotasks_.push_back(r);
+    }
+  }
+}
+
+void event_loop::run_guarded(detail::runnable* r) noexcept {
+  try {
+    r->run();
+  } catch (...) {
+    telemetry().record(telemetry_event{telemetry_kind::callback_panicked, "a loop callback threw", 1,
+                                       std::current_exception()});
+  }
+}
+
+void event_loop::run_checkpoint() {
+  std::size_t ran = 0;
+  bool warned = false;
+  while (detail::runnable* r = microtasks_.pop_front()) {
+    run_guarded(r);
+    if (++ran > starvation_checkpoint_threshold && !warned) {
+      const bool macrotask_waiting = !macrotasks_.empty() || shared_->inbox.has_pending() ||
+                                     timers_.has_expired(platform::clock::now());
+      if (macrotask_waiting) {
+        warned = true;
+        telemetry().record(telemetry_event{telemetry_kind::microtask_starvation,
+                                           "microtask checkpoint is starving a waiting macrotask", ran, {}});
+      }
+    }
+  }
+}
+
+bool event_loop::run_one_macrotask() {
+  detail::runnable* r = macrotasks_.pop_front();
+  if (!r) return false;
+  run_guarded(r);
+  return true;
+}
+
+void event_loop::turn(bool poll_driver) {
+  if (poll_driver) poll_driver_events();  // 1. driver events
+  drain_remote();                          // 2. remote inbox
+  run_checkpoint();                        // 3. all microtasks
+  run_one_macrotask();                     // 4. one macrotask
+}
+
+bool event_loop::has_queued_work() const noexcept {
+  return !microtasks_.empty() || !macrotasks_.empty() || shared_->inbox.has_pending();
+}
+
+bool event_loop::has_ready_work() { return has_queued_work() || timers_.has_expired(platform::clock::now()); }
+
+void event_loop::wait_for_events() { shared_->driver.wait(timers_.next_deadline()); }
+
+void event_loop::run() {
+  drive_scope scope(*this, "run");
+  for (;;) {
+    turn(true);
+    if (has_ready_work()) continue;
+    if (timers_.armed() > 0 || live_children_ > 0 || keepalive_ > 0) {
+      wait_for_events();
+      continue;
+    }
+    // Nothing left: commit the close. It fails if remote work arrived since the check above,
+    // and then that work runs before we try again.
+    if (!shared_->inbox.try_close()) continue;
+    inbox_closed_by_run_ = true;
+    return;
+  }
+}
+
+void event_loop::run_until_stalled() {
+  drive_scope scope(*this, "run_until_stalled");
+  do {
+    turn(true);
+  } while (has_ready_work());
+}
+
+void event_loop::run_ready_tasks() {
+  drive_scope scope(*this, "run_ready_tasks");
+  do {
+    turn(false);
+  } while (has_queued_work());
+}
+
+}  // namespace weft

@@ -1,0 +1,57 @@
+// loop_shared.cpp — cross-thread submission into a loop.
+#include <weft/detail/loop_shared.hpp>
+#include <weft/detail/task_header.hpp>
+#include <weft/event_loop.hpp>
+#include <weft/platform/fault.hpp>
+#include <weft/platform/thread.hpp>
+
+namespace weft::detail {
+
+loop_shared::loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_sink> sink,
+                         std::uint64_t owner)
+    : inbox(inbox_capacity), owner_thread(owner), sink_(sink ? std::move(sink) : noop_telemetry()) {}
+
+bool loop_shared::on_owner_thread() const noexcept { return platform::current_thread_id() == owner_thread; }
+
+submit_result loop_shared::submit_user(runnable* item) {
+  remote_inbox::push_result result = WEFT_FAULT_POINT(inbox_full) ? remote_inbox::push_result::full
+                                                                  : inbox.push_user(item);
+  switch (result) {
+    case remote_inbox::push_result::accepted:
+      driver.notify();
+      return {};
+    case remote_inbox::push_result::full: {
+      item->discard();
+      // relaxed: a once-only flag; the report carries no data that needs ordering.
+      if (!overflow_reported_.exchange(true, std::memory_order_relaxed)) {
+        sink_->record(telemetry_event{telemetry_kind::inbox_overflow,
+                                      "remote inbox full: a macrotask was refused", inbox.capacity(), {}});
+      }
+      return unexpected(queue_error::full);
+    }
+    case remote_inbox::push_result::closed:
+      item->discard();
+      return unexpected(queue_error::closed);
+  }
+  WEFT_ASSERT(false);
+  return unexpected(queue_error::closed);
+}
+
+void loop_shared::submit_internal(runnable* item) noexcept {
+  if (inbox.push_internal(item)) {
+    driver.notify();
+  } else {
+    item->discard();  // the loop is gone: nothing left to wake or notify
+  }
+}
+
+void loop_shared::schedule_task(task_header* task) noexcept {
+  // `loop` may only be read on the owner thread; the thread check comes first.
+  if (on_owner_thread() && loop != nullptr) {
+    loop->push_microtask(task);
+  } else {
+    submit_internal(task);
+  }
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,135 @@
+// task_cell.cpp — the poll, completion and wake paths of a task cell (see task_header.hpp and
+// task_state.hpp for the states and who may touch what).
+#include <weft/detail/loop_shared.hpp>
+#include <weft/detail/task_header.hpp>
+#include <weft/event_loop.hpp>
+#include <weft/platform/thread.hpp>
+
+namespace weft::detail {
+
+namespace {
+struct current_task_tag;
+using current_task_slot = platform::thread_slot<task_header, current_task_tag>;
+
+// Waker vtables. The borrowed one is the cell's own view of itself (no reference); cloning it
+// produces an owning waker.
+raw_waker owning_clone(void* data) noexcept;
+void owning_wake(void* data) noexcept { static_cast<task_header*>(data)->schedule_poll(); }
+void owning_drop(void* data) noexcept { static_cast<task_header*>(data)->release(); }
+void borrowed_drop(void*) noexcept {}
+
+constexpr waker_vtable owning_vtable{&owning_clone, &owning_wake, &owning_drop};
+constexpr waker_vtable borrowed_vtable{&owning_clone, &owning_wake, &borrowed_drop};
+
+raw_waker owning_clone(void* data) noexcept {
+  static_cast<task_header*>(data)->ref_inc();
+  return raw_waker{&owning_vtable, data};
+}
+}  // namespace
+
+task_header* current_task() noexcept { return current_task_slot::get(); }
+
+task_header::task_header(loop_shared* owner, std::uint64_t id, std::coroutine_handle<> root) noexcept
+    : runnable(runnable_kind::task_poll),
+      owner_(owner),
+      id_(id),
+      root_(root),
+      self_waker_(raw_waker{&borrowed_vtable, this}) {
+  owner_->ref_inc();
+}
+
+task_header::~task_header() { owner_->release(); }
+
+waker task_header::make_waker() noexcept { return waker(owning_clone(this)); }
+
+void task_header::schedule_poll() noexcept {
+  if (state.transition_to_scheduled() == task_state::wake_action::submit) {
+    owner_->schedule_task(this);  // transfers the reference the transition added
+  }
+}
+
+void task_header::request_cancel() noexcept {
+  if (state.transition_to_cancel_requested() == task_state::wake_action::submit) {
+    owner_->schedule_task(this);
+  }
+}
+
+void task_header::run() {
+  WEFT_ASSERT(owner_->on_owner_thread());  // tasks never migrate
+  switch (state.transition_to_running()) {
+    case task_state::poll_action::poll:
+      poll_once();
+      break;
+    case task_state::poll_action::cancel:
+      destroy_root();
+      store_error(join_error(join_error::cancelled));
+      complete(false);
+      break;
+  }
+  release();  // the queue entry's reference
+}
+
+void task_header::poll_once() noexcept {
+  task_header* const outer = current_task_slot::get();
+  current_task_slot::set(this);
+  bool resume = true;
+  if (pending_.poll != nullptr) {
+    // The leaf decides; a leaf that throws reports ready and rethrows at its co_await.
+    resume = pending_.poll(pending_.leaf, self_waker_);
+  }
+  if (resume) {
+    const std::coroutine_handle<> next = resume_at_ ? resume_at_ : root_;
+    pending_ = leaf_poller{};
+    resume_at_ = {};
+    next.resume();  // runs until the task suspends on a leaf or finishes
+  }
+  current_task_slot::set(outer);
+
+  if (root_.done()) {
+    store_root_result();
+    destroy_root();
+    complete(false);
+    return;
+  }
+  // Not finished: it must be waiting on a leaf (the promise accepts no other awaitable).
+  WEFT_ASSERT(pending_.poll != nullptr);
+  if (state.transition_to_idle() == task_state::idle_action::reschedule) {
+    owner_->schedule_task(this);  // transfers the reference the transition added
+  }
+}
+
+void task_header::cancel_at_shutdown() noexcept {
+  destroy_root();
+  pending_ = leaf_poller{};
+  resume_at_ = {};
+  store_error(join_error(join_error::cancelled));
+  complete(true);
+}
+
+void task_header::complete(bool from_idle) noexcept {
+  // The frame is gone and the output stored. Unlink from the owner's task list first (the list's
+  // reference is released last, below).
+  owner_->loop->task_finished(this);
+  const task_state::word prior = state.transition_to_complete(from_idle);
+  if (!(prior & task_state::join_interest)) {
+    destroy_output();  // the handle is gone: nobody will read it
+  } else if (prior & task_state::join_waker) {
+    // The slot is read-only now (the joiner cannot touch it once complete is set): wake by
+    // reference; the stored waker is freed with the cell.
+    join_waker_slot.with([](const waker& w) { w.wake(); });
+  }
+  release();  // the owned-task list's reference
+}
+
+bool on_owner_thread(const loop_shared* owner) noexcept { return owner->on_owner_thread(); }
+
+event_loop& current_task_loop() {
+  if (task_header* t = current_task()) {
+    WEFT_ASSERT(t->owner()->loop != nullptr);
+    return *t->owner()->loop;
+  }
+  if (event_loop* loop = event_loop::current()) return *loop;
+  throw usage_error("no weft task or event loop is running on this thread");
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,27 @@
+// waker.cpp — the thread waker used by blocking joins.
+#include <weft/detail/thread_waker.hpp>
+
+namespace weft::detail {
+
+const waker_vtable thread_waker_state::vtable{&thread_waker_state::clone, &thread_waker_state::wake_by_ref,
+                                              &thread_waker_state::drop};
+
+waker thread_waker_state::make_waker() noexcept { return waker(clone(this)); }
+
+raw_waker thread_waker_state::clone(void* data) noexcept {
+  auto* self = static_cast<thread_waker_state*>(data);
+  // relaxed: the caller holds a reference.
+  self->refs_.fetch_add(1, std::memory_order_relaxed);
+  return raw_waker{&vtable, data};
+}
+
+void thread_waker_state::wake_by_ref(void* data) noexcept { static_cast<thread_waker_state*>(data)->parker_.unpark(); }
+
+void thread_waker_state::drop(void* data) noexcept { static_cast<thread_waker_state*>(data)->release(); }
+
+void thread_waker_state::release() noexcept {
+  // acq_rel: the last owner sees all others' writes before deleting.
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# tools/install-deps.sh — installs weft's build and test dependencies from Debian when missing.
+# Needs root to install; without root it only reports what is missing.
+set -euo pipefail
+packages=(meson ninja-build g++ pkg-config libgtest-dev liburing-dev libboost-fiber-dev
+          librapidcheck-dev relacy-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing packages (run as root to install): ${missing[*]}" >&2
+  exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq "${missing[@]}" >/dev/null
