@@ -63,6 +63,13 @@ struct timer_id {
 namespace detail {
 template <class F>
 concept task_factory = std::invocable<F&> && is_task<std::invoke_result_t<F&>>::value;
+// A task that owns `factory` in its frame and awaits the task it makes. (A coroutine lambda's
+// captures live in the closure, not in its frame: invoking a temporary closure and keeping only
+// the task would leave the task pointing at a dead closure.)
+template <class F>
+auto run_factory(F factory) -> std::invoke_result_t<F&> {
+  co_return co_await factory();
+}
 struct child_worker;
 }  // namespace detail
 
@@ -96,11 +103,13 @@ class event_loop {
     adopt_spawned(cell);
     return join_handle<T>(cell);
   }
-  // Spawns the task a factory returns (the factory runs now, on this thread).
+  // Spawns the task a factory returns. The factory is moved into the task and invoked at its
+  // first poll, so the factory (a lambda's captures, say) lives exactly as long as the task and
+  // state it creates is created on this loop's thread.
   template <class F>
-    requires detail::task_factory<F>
+    requires detail::task_factory<std::decay_t<F>>
   auto spawn(F&& factory) {
-    return spawn(std::forward<F>(factory)());
+    return spawn(detail::run_factory(std::decay_t<F>(std::forward<F>(factory))));
   }
 
   template <class F>
