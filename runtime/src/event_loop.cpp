@@ -23,6 +23,15 @@ event_loop::event_loop(options opts)
 
 event_loop::~event_loop() {
   WEFT_ASSERT(!driving_);  // a loop cannot be destroyed from inside its own drive
+  if (!shutting_down_) (void)shutdown();
+  shared_->loop = nullptr;
+  shared_->release();
+}
+
+event_loop::shutdown_report event_loop::shutdown() {
+  check_owner("shutdown");
+  if (driving_) throw usage_error("event_loop::shutdown called from inside the loop");
+  if (shutting_down_) return shutdown_report_;
   shutting_down_ = true;
   event_loop* const outer = current_loop_slot::get();
   current_loop_slot::set(this);  // frames destroyed below may still look for "their" loop
@@ -30,15 +39,27 @@ event_loop::~event_loop() {
   // 1. From now on every submission from another thread is refused; take what is queued.
   detail::runnable_queue leftovers = shared_->inbox.kill();
 
-  // 2. Cancel every unfinished task here, on its own thread. Destroying a frame may wake or
-  //    abort other tasks; those wakes land in the queues discarded below.
+  // 2. Cross-thread spawns that were accepted but never adopted: complete them as cancelled
+  //    (their factories never ran). Other leftovers wait for step 4.
   std::uint64_t cancelled = 0;
+  detail::runnable_queue other_leftovers;
+  while (detail::runnable* r = leftovers.pop_front()) {
+    if (r->kind() == detail::runnable_kind::task_spawn) {
+      static_cast<detail::task_header*>(r)->abandon(join_error(join_error::cancelled));
+      ++cancelled;
+    } else {
+      other_leftovers.push_back(r);
+    }
+  }
+
+  // 3. Cancel every unfinished task here, on its own thread. Destroying a frame may wake or
+  //    abort other tasks; those wakes land in the queues discarded below.
   while (owned_head_ != nullptr) {
     owned_head_->cancel_at_shutdown();  // unlinks it
     ++cancelled;
   }
 
-  // 3. Destroy queued work unrun.
+  // 4. Destroy queued work unrun.
   std::uint64_t discarded = 0;
   auto discard_queue = [&discarded](detail::runnable_queue& q) {
     while (detail::runnable* r = q.pop_front()) {
@@ -46,11 +67,12 @@ event_loop::~event_loop() {
       r->discard();
     }
   };
-  discard_queue(leftovers);
+  discard_queue(other_leftovers);
   discard_queue(microtasks_);
   discard_queue(macrotasks_);
 
-  // 4. Timers: user timers lose their arming reference; the heap releases the rest.
+  // 5. Timers: user timers lose their arming reference; the heap releases the rest at
+  //    destruction.
   for (std::uint64_t id = 1; id < next_timer_id_ && !user_timers_.empty(); ++id) {
     auto it = user_timers_.find(id);  // id order, never hash order
     if (it == user_timers_.end()) continue;
@@ -59,23 +81,24 @@ event_loop::~event_loop() {
     user_timers_.erase(it);
   }
 
-  // 5. Children: wait for every spawn_worker thread.
+  // 6. Children: wait for every spawn_worker thread.
   for (auto& child : children_) {
     if (child->thread.joinable()) child->thread.join();
   }
   children_.clear();
+  live_children_ = 0;
 
   if (cancelled > 0) {
     telemetry().record(telemetry_event{telemetry_kind::task_cancelled_at_shutdown,
-                                       "event loop destroyed with unfinished tasks", cancelled, {}});
+                                       "event loop shut down with unfinished tasks", cancelled, {}});
   }
   if (discarded > 0) {
     telemetry().record(telemetry_event{telemetry_kind::discarded_at_shutdown,
-                                       "event loop destroyed with queued work", discarded, {}});
+                                       "event loop shut down with queued work", discarded, {}});
   }
   current_loop_slot::set(outer);
-  shared_->loop = nullptr;
-  shared_->release();
+  shutdown_report_ = shutdown_report{cancelled, discarded};
+  return shutdown_report_;
 }
 
 // ---- ownership and task bookkeeping -------------------------------------------------------------
@@ -87,7 +110,9 @@ void event_loop::check_owner(const char* what) const {
 }
 
 void event_loop::adopt_spawned(detail::task_header* cell) noexcept {
-  // Append to the owned list (spawn order) and queue the first poll.
+  // Link into the owned list (newest first) and queue the first poll.
+  cell->mark_adopted();
+  cell->set_kind(detail::runnable_kind::task_poll);
   cell->owned_prev = nullptr;
   cell->owned_next = owned_head_;
   if (owned_head_) owned_head_->owned_prev = cell;
@@ -173,16 +198,24 @@ event_loop::drive_scope::~drive_scope() {
 
 void event_loop::poll_driver_events() { timers_.expire(platform::clock::now(), macrotasks_); }
 
-void event_loop::drain_remote() {
+std::size_t event_loop::drain_remote() {
   detail::runnable_queue arrived;
   shared_->inbox.drain_into(arrived);
+  const std::size_t taken = arrived.size();
   while (detail::runnable* r = arrived.pop_front()) {
-    if (r->kind() == detail::runnable_kind::task_poll) {
-      microtasks_.push_back(r);
-    } else {
-      macrotasks_.push_back(r);
+    switch (r->kind()) {
+      case detail::runnable_kind::task_poll:
+        microtasks_.push_back(r);
+        break;
+      case detail::runnable_kind::task_spawn:
+        adopt_spawned(static_cast<detail::task_header*>(r));
+        break;
+      case detail::runnable_kind::callback:
+        macrotasks_.push_back(r);
+        break;
     }
   }
+  return taken;
 }
 
 void event_loop::run_guarded(detail::runnable* r) noexcept {
@@ -194,7 +227,7 @@ void event_loop::run_guarded(detail::runnable* r) noexcept {
   }
 }
 
-void event_loop::run_checkpoint() {
+std::size_t event_loop::run_checkpoint() {
   std::size_t ran = 0;
   bool warned = false;
   while (detail::runnable* r = microtasks_.pop_front()) {
@@ -209,6 +242,7 @@ void event_loop::run_checkpoint() {
       }
     }
   }
+  return ran;
 }
 
 bool event_loop::run_one_macrotask() {
@@ -218,11 +252,22 @@ bool event_loop::run_one_macrotask() {
   return true;
 }
 
-void event_loop::turn(bool poll_driver) {
-  if (poll_driver) poll_driver_events();  // 1. driver events
-  drain_remote();                          // 2. remote inbox
-  run_checkpoint();                        // 3. all microtasks
-  run_one_macrotask();                     // 4. one macrotask
+std::size_t event_loop::turn(bool poll_driver) {
+  if (poll_driver) poll_driver_events();           // 1. driver events
+  const std::size_t taken = drain_remote();        // 2. remote inbox
+  const std::size_t ran = run_checkpoint();        // 3. all microtasks
+  const bool macro = run_one_macrotask();          // 4. one macrotask
+  return taken + ran + (macro ? 1 : 0);
+}
+
+bool event_loop::run_one_turn(std::size_t* inbox_items) {
+  drive_scope scope(*this, "run_one_turn");
+  poll_driver_events();
+  const std::size_t taken = drain_remote();
+  if (inbox_items) *inbox_items = taken;
+  const std::size_t ran = run_checkpoint();
+  const bool macro = run_one_macrotask();
+  return taken + ran > 0 || macro;
 }
 
 bool event_loop::has_queued_work() const noexcept {

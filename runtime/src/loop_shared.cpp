@@ -13,22 +13,28 @@ loop_shared::loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_s
 
 bool loop_shared::on_owner_thread() const noexcept { return platform::current_thread_id() == owner_thread; }
 
-submit_result loop_shared::submit_user(runnable* item) {
-  remote_inbox::push_result result = WEFT_FAULT_POINT(inbox_full) ? remote_inbox::push_result::full
-                                                                  : inbox.push_user(item);
-  switch (result) {
-    case remote_inbox::push_result::accepted:
-      driver.notify();
-      return {};
-    case remote_inbox::push_result::full: {
-      item->discard();
-      // relaxed: a once-only flag; the report carries no data that needs ordering.
-      if (!overflow_reported_.exchange(true, std::memory_order_relaxed)) {
-        sink_->record(telemetry_event{telemetry_kind::inbox_overflow,
-                                      "remote inbox full: a macrotask was refused", inbox.capacity(), {}});
-      }
-      return unexpected(queue_error::full);
+remote_inbox::push_result loop_shared::push_user(runnable* item) {
+  const remote_inbox::push_result result =
+      WEFT_FAULT_POINT(inbox_full) ? remote_inbox::push_result::full : inbox.push_user(item);
+  if (result == remote_inbox::push_result::accepted) {
+    driver.notify();
+  } else if (result == remote_inbox::push_result::full) {
+    // relaxed: a once-only flag; the report carries no data that needs ordering.
+    if (!overflow_reported_.exchange(true, std::memory_order_relaxed)) {
+      sink_->record(telemetry_event{telemetry_kind::inbox_overflow, "remote inbox full: a submission was refused",
+                                    inbox.capacity(), {}});
     }
+  }
+  return result;
+}
+
+submit_result loop_shared::submit_user(runnable* item) {
+  switch (push_user(item)) {
+    case remote_inbox::push_result::accepted:
+      return {};
+    case remote_inbox::push_result::full:
+      item->discard();
+      return unexpected(queue_error::full);
     case remote_inbox::push_result::closed:
       item->discard();
       return unexpected(queue_error::closed);

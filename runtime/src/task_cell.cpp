@@ -36,6 +36,7 @@ task_header::task_header(loop_shared* owner, std::uint64_t id, std::coroutine_ha
       root_(root),
       self_waker_(raw_waker{&borrowed_vtable, this}) {
   owner_->ref_inc();
+  if (owner_->counter) owner_->counter->started();
 }
 
 task_header::~task_header() { owner_->release(); }
@@ -106,10 +107,20 @@ void task_header::cancel_at_shutdown() noexcept {
   complete(true);
 }
 
+void task_header::abandon(join_error error) noexcept {
+  WEFT_ASSERT(!adopted_);
+  WEFT_ASSERT(kind() == runnable_kind::task_spawn);
+  destroy_root();
+  store_error(std::move(error));
+  complete(true);
+  release();  // the queue entry's reference (the cell was never queued for a poll)
+}
+
 void task_header::complete(bool from_idle) noexcept {
   // The frame is gone and the output stored. Unlink from the owner's task list first (the list's
   // reference is released last, below).
-  owner_->loop->task_finished(this);
+  if (adopted_) owner_->loop->task_finished(this);
+  if (owner_->counter) owner_->counter->finished();
   const task_state::word prior = state.transition_to_complete(from_idle);
   if (!(prior & task_state::join_interest)) {
     destroy_output();  // the handle is gone: nobody will read it

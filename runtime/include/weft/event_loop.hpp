@@ -162,6 +162,32 @@ class event_loop {
   // Runs queued work (remote inbox, microtasks, macrotasks) until none is left, without
   // polling the driver: no timer or I/O callback runs. Never blocks.
   void run_ready_tasks();
+  // Drives the loop (blocking on the driver when idle) until `done()` is true; done() is checked
+  // after every turn. A wake-up for done() must come with a driver notification (any remote
+  // submission, or notify()).
+  template <class F>
+  void run_until(F&& done) {
+    drive_scope scope(*this, "run_until");
+    for (;;) {
+      turn(true);
+      if (done()) return;
+      if (has_ready_work()) continue;
+      wait_for_events();
+    }
+  }
+  // One turn (driver events, inbox, checkpoint, one macrotask); never blocks. Returns true when
+  // the turn ran anything. `inbox_items`, if given, receives how many remote items it took.
+  bool run_one_turn(std::size_t* inbox_items = nullptr);
+  // True when a turn would find something to run now.
+  bool has_ready_work();
+
+  // What destruction did; shutdown() does it early (then the loop refuses everything).
+  struct shutdown_report {
+    std::uint64_t tasks_cancelled = 0;    // unfinished tasks cancelled on this thread
+    std::uint64_t callbacks_discarded = 0;  // queued callbacks destroyed unrun
+  };
+  shutdown_report shutdown();
+  bool is_shut_down() const noexcept { return shutting_down_; }
 
   // ---- observation ---------------------------------------------------------------------------
   std::size_t live_tasks() const noexcept { return live_tasks_; }
@@ -229,12 +255,11 @@ class event_loop {
   void adopt_spawned(detail::task_header* cell) noexcept;
   void task_finished(detail::task_header* cell) noexcept;
 
-  void turn(bool poll_driver);
+  std::size_t turn(bool poll_driver);
   void poll_driver_events();
-  void drain_remote();
-  void run_checkpoint();
+  std::size_t drain_remote();
+  std::size_t run_checkpoint();
   bool run_one_macrotask();
-  bool has_ready_work();
   bool has_queued_work() const noexcept;
   void wait_for_events();
   void run_guarded(detail::runnable* r) noexcept;
@@ -255,6 +280,7 @@ class event_loop {
   std::ptrdiff_t keepalive_ = 0;
   bool driving_ = false;
   bool shutting_down_ = false;
+  shutdown_report shutdown_report_{};
   bool inbox_closed_by_run_ = false;
 };
 
@@ -306,6 +332,24 @@ worker_handle event_loop::spawn_worker(F&& fn) {
   });
   return start_child(entry);
 }
+
+namespace detail {
+// Spawns `t` onto the loop behind `target` from any thread: the cell is created here and handed
+// to the loop's inbox, which adopts it and polls it there. A refused submission completes at once
+// as `rejected` (with the reason); the frame is destroyed unrun on this thread.
+template <class T>
+join_handle<T> spawn_remote(loop_shared* target, task<T> t) {
+  if (!t.valid()) return join_handle<T>::rejected();
+  auto* cell = new task_cell<T>(target, 0, std::move(t));
+  cell->set_kind(runnable_kind::task_spawn);
+  const remote_inbox::push_result pushed = target->push_user(cell);
+  if (pushed != remote_inbox::push_result::accepted) {
+    cell->abandon(join_error::rejected_because(pushed == remote_inbox::push_result::full ? queue_error::full
+                                                                                         : queue_error::closed));
+  }
+  return join_handle<T>(cell);
+}
+}  // namespace detail
 
 template <class T>
 T event_loop::block_on(task<T> t) {

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <weft/queue_error.hpp>
+
 namespace weft {
 
 class join_error {
@@ -22,6 +24,12 @@ class join_error {
     err.exception_ = std::move(e);
     return err;
   }
+  // `rejected`, saying why the submission was refused.
+  static join_error rejected_because(queue_error reason) noexcept {
+    join_error err(rejected);
+    err.reason_ = reason;
+    return err;
+  }
 
   kind get_kind() const noexcept { return kind_; }
   bool is_panicked() const noexcept { return kind_ == panicked; }
@@ -29,6 +37,8 @@ class join_error {
   bool is_rejected() const noexcept { return kind_ == rejected; }
   // What the task threw (set only for `panicked`).
   const std::exception_ptr& exception() const noexcept { return exception_; }
+  // Why a `rejected` submission was refused: `closed` (shut down) or `full` (at capacity).
+  queue_error rejection_reason() const noexcept { return reason_; }
   // Throws what the task threw (for `panicked`) or a std::runtime_error naming the kind.
   [[noreturn]] void rethrow() const;
 
@@ -37,6 +47,7 @@ class join_error {
 
  private:
   kind kind_ = cancelled;
+  queue_error reason_ = queue_error::closed;
   std::exception_ptr exception_;
 };
 
@@ -64,6 +75,13 @@ inline void join_error::rethrow() const {
   if (kind_ == panicked && exception_) std::rethrow_exception(exception_);
   throw task_failed(*this);
 }
+
+// Thrown from a task (or an operation it awaits) to complete the task as `cancelled` rather than
+// `panicked`: the operation was shut down, not broken.
+class operation_cancelled : public std::runtime_error {
+ public:
+  operation_cancelled() : std::runtime_error("weft operation cancelled") {}
+};
 
 // Thrown on a misuse of the API that would otherwise deadlock or corrupt the loop: re-entering a
 // driving call from inside the loop, a blocking join() on the loop's own thread, and the like.

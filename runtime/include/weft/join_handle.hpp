@@ -34,9 +34,9 @@ class [[nodiscard]] join_handle {
   // Adopts a cell reference that carries join interest.
   explicit join_handle(detail::task_cell<T>* cell) noexcept : cell_(cell) {}
   // A handle for a task that was never admitted.
-  static join_handle rejected() {
+  static join_handle rejected(queue_error reason = queue_error::closed) {
     join_handle h;
-    h.result_.emplace(unexpected(join_error(join_error::rejected)));
+    h.result_.emplace(unexpected(join_error::rejected_because(reason)));
     return h;
   }
 

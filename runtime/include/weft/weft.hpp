@@ -1,13 +1,19 @@
 // weft/weft.hpp — everything an application needs.
 #pragma once
 
+#include <weft/builtins.hpp>
 #include <weft/event_loop.hpp>
 #include <weft/expected.hpp>
 #include <weft/join_error.hpp>
 #include <weft/join_handle.hpp>
+#include <weft/local_domain.hpp>
 #include <weft/queue_error.hpp>
+#include <weft/runtime.hpp>
+#include <weft/scheduler.hpp>
+#include <weft/stop_outcome.hpp>
 #include <weft/task.hpp>
 #include <weft/telemetry.hpp>
+#include <weft/thread_aware.hpp>
 #include <weft/thread_handle.hpp>
 #include <weft/time.hpp>
 #include <weft/waker.hpp>

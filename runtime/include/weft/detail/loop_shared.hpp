@@ -16,6 +16,7 @@
 #include <memory>
 
 #include <weft/detail/remote_inbox.hpp>
+#include <weft/detail/task_counter.hpp>
 #include <weft/platform/driver.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/queue_error.hpp>
@@ -60,8 +61,12 @@ class loop_shared {
   telemetry_sink& telemetry() const noexcept { return *sink_; }
   const std::shared_ptr<telemetry_sink>& telemetry_ptr() const noexcept { return sink_; }
 
+  // Any thread. Pushes user work without disposing of it on refusal (the caller decides).
+  remote_inbox::push_result push_user(runnable* item);
+
   remote_inbox inbox;
   platform::driver driver;
+  task_counter* counter = nullptr;  // set before the loop is shared; counts its runtime's tasks
   const std::uint64_t owner_thread;
   event_loop* loop = nullptr;  // owner thread only
 

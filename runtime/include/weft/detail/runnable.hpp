@@ -14,7 +14,9 @@
 namespace weft::detail {
 
 enum class runnable_kind : std::uint8_t {
-  task_poll,  // a task cell: run() polls it; drained remote task wakes join the microtasks
+  task_poll,   // a task cell: run() polls it; drained remote task wakes join the microtasks
+  task_spawn,  // a task cell submitted from another thread, not yet adopted by its loop: the
+               // drain adopts it (owned list) and queues its first poll
   callback,   // a callback: run() invokes it; drained remote callbacks join the macrotasks
 };
 
@@ -25,6 +27,7 @@ class runnable {
   runnable& operator=(const runnable&) = delete;
 
   runnable_kind kind() const noexcept { return kind_; }
+  void set_kind(runnable_kind kind) noexcept { kind_ = kind; }
   // Runs it and gives up the queue's ownership (a callback deletes itself afterwards).
   virtual void run() = 0;
   // Gives up the queue's ownership without running (shutdown, rejection).

@@ -72,6 +72,8 @@ class task_cell final : public task_header {
         } else {
           slot.emplace(promise.take());
         }
+      } catch (const operation_cancelled&) {
+        slot.emplace(unexpected(join_error(join_error::cancelled)));
       } catch (...) {
         slot.emplace(unexpected(join_error::from_panic(std::current_exception())));
       }

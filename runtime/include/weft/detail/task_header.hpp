@@ -48,6 +48,15 @@ class task_header : public runnable {
   // Owner thread, at loop shutdown: destroy the frame and complete as cancelled.
   void cancel_at_shutdown() noexcept;
 
+  // A cell that was never adopted by its loop (a cross-thread spawn that was refused, or still
+  // queued when its loop was destroyed): destroy the frame unrun and complete with `error`.
+  // Releases the owned-list and queue references. Any thread; the frame never ran.
+  void abandon(join_error error) noexcept;
+
+  // Owner thread: the loop took ownership (linked into its owned-task list).
+  void mark_adopted() noexcept { adopted_ = true; }
+  bool adopted() const noexcept { return adopted_; }
+
   // Owner thread, from inside a poll: the coroutine `resume_at` suspended on `leaf`.
   void suspend_on(leaf_poller leaf, std::coroutine_handle<> resume_at) noexcept {
     WEFT_ASSERT(pending_.poll == nullptr);
@@ -98,6 +107,7 @@ class task_header : public runnable {
   leaf_poller pending_{};
   std::coroutine_handle<> resume_at_{};
   waker self_waker_;
+  bool adopted_ = false;  // owner thread after adoption; the submitting thread before it
 };
 
 // The task being polled on the calling thread, or null outside polls.

@@ -33,7 +33,10 @@ class random {
   // Uniform in [0, bound); bound must be positive. Lemire's multiply-shift, without the
   // rejection step: the bias is below 2^-32 for the bounds the runtime uses.
   std::uint64_t below(std::uint64_t bound) noexcept {
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(next()) * bound) >> 64);
+    // __extension__: the 128-bit product is a GCC/Clang extension; without the marker every
+    // consumer built with -Wpedantic -Werror fails to compile this header.
+    __extension__ typedef unsigned __int128 wide;
+    return static_cast<std::uint64_t>((static_cast<wide>(next()) * bound) >> 64);
   }
 
   // True with probability numerator / denominator.

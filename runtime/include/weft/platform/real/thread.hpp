@@ -39,6 +39,8 @@ class thread {
 
   bool joinable() const noexcept { return t_.joinable(); }
   void join() { t_.join(); }
+  // Lets the thread run on unowned (used only when its joiner would deadlock).
+  void detach() { t_.detach(); }
 
  private:
   std::thread t_;  // seam-ok: the seam

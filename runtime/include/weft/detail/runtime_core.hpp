@@ -1,0 +1,144 @@
+// weft/detail/runtime_core.hpp — the shared heart of a weft::runtime.
+//
+// Built once by runtime::builder; afterwards `endpoints` and `pools` are immutable (published to
+// the workers under `startup_lock_`, before any scheduling is possible) and read without locks.
+// Schedulers, builtins and runtime_operations hold a shared_ptr to the core: that keeps the
+// memory, never the workers, alive — once stop is requested every submission is refused.
+//
+// Admission: `admitting_` is checked before every submission. request_stop() clears it first,
+// then sets `stop_requested_` and notifies every worker's driver. A submission that passed the
+// check concurrently still lands in a worker inbox, where it is either adopted and later
+// cancelled, or found by the worker's shutdown and completed as cancelled: never lost, never run
+// after refusal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <weft/detail/blocking_pool.hpp>
+#include <weft/detail/loop_shared.hpp>
+#include <weft/detail/task_counter.hpp>
+#include <weft/event_loop.hpp>
+#include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/stop_outcome.hpp>
+#include <weft/telemetry.hpp>
+#include <weft/thread_aware.hpp>
+#include <weft/thread_handle.hpp>
+
+namespace weft {
+enum class blocking_policy {
+  shared,      // one pool for the whole runtime (default)
+  per_worker,  // one pool per worker: one worker's blocking load cannot starve another's
+};
+}  // namespace weft
+
+namespace weft::detail {
+
+struct runtime_config {
+  std::size_t workers = 0;  // 0: platform::hardware_concurrency()
+  blocking_policy blocking = blocking_policy::shared;
+  std::size_t blocking_max_threads = blocking_pool::default_max_threads;
+  std::size_t blocking_max_queued = blocking_pool::default_max_queued;
+  std::size_t inbox_capacity = event_loop::default_inbox_capacity;
+  std::shared_ptr<telemetry_sink> telemetry;
+};
+
+class runtime_core {
+ public:
+  struct endpoint {
+    loop_shared* shared = nullptr;  // the worker's loop (reference held by `handle`)
+    thread_handle handle;
+  };
+
+  explicit runtime_core(runtime_config config);
+  ~runtime_core();
+
+  const runtime_config& config() const noexcept { return config_; }
+  std::size_t worker_count() const noexcept { return endpoints_.size(); }
+  const endpoint& worker(std::size_t index) const noexcept { return endpoints_[index]; }
+  telemetry_sink& telemetry() const noexcept { return *config_.telemetry; }
+
+  bool admitting() const noexcept {
+    // acquire: pairs with the release in start(); a true answer implies the endpoints are
+    // visible. (A stale true after request_stop is harmless: see the head of this file.)
+    return admitting_.load(std::memory_order_acquire);
+  }
+  bool stop_requested() const noexcept {
+    // acquire: pairs with the release store in request_stop().
+    return stop_requested_.load(std::memory_order_acquire);
+  }
+
+  // A worker for spawn_anywhere: round robin (a function of submission order only).
+  std::size_t pick_worker() noexcept {
+    // relaxed: only the spread matters, no data is published through the counter.
+    return next_worker_.fetch_add(1, std::memory_order_relaxed) % endpoints_.size();
+  }
+
+  // The worker the calling thread is, if it is one of ours.
+  std::optional<std::size_t> current_worker() const noexcept;
+
+  // Spawns `t` on worker `index`: directly when called on that worker, else through its inbox.
+  template <class T>
+  join_handle<T> submit_task(std::size_t index, task<T> t) {
+    if (!admitting()) return join_handle<T>::rejected(queue_error::closed);
+    const endpoint& ep = endpoints_[index];
+    if (ep.shared->on_owner_thread() && ep.shared->loop != nullptr) return ep.shared->loop->spawn(std::move(t));
+    return spawn_remote(ep.shared, std::move(t));
+  }
+
+  blocking_pool& pool_for(std::size_t worker) noexcept {
+    return *pools_[config_.blocking == blocking_policy::per_worker ? worker : 0];
+  }
+
+  task_counter& tasks() noexcept { return tasks_; }
+
+  // Starts every worker; returns when all are ready. On failure, stops the started ones and
+  // throws start_error.
+  void start(const std::shared_ptr<runtime_core>& self);
+  // Never waits; idempotent.
+  void request_stop() noexcept;
+  // Refuses new submissions; the workers keep running (graceful drain).
+  void close_admission() noexcept {
+    // release: pairs with admitting()'s acquire.
+    admitting_.store(false, std::memory_order_release);
+  }
+  // Waits for the workers and the blocking pools (not from a worker or blocking thread).
+  stop_counts wait_stopped();
+  // Called from a worker or blocking thread: the threads are detached and the last worker to
+  // exit closes and joins the blocking pools.
+  void orphan() noexcept;
+
+ private:
+  void worker_main(const std::shared_ptr<runtime_core>& self, std::size_t index);
+  void worker_exited();
+  std::uint64_t close_pools();
+
+  runtime_config config_;
+  std::vector<endpoint> endpoints_;                   // immutable once admitting_
+  std::vector<std::unique_ptr<blocking_pool>> pools_;  // immutable once admitting_
+  std::vector<platform::thread> threads_;
+
+  sync::atomic<bool> admitting_{false};
+  sync::atomic<bool> stop_requested_{false};
+  sync::atomic<std::size_t> next_worker_{0};
+  task_counter tasks_;
+
+  // Startup handshake and shutdown bookkeeping, under startup_lock_.
+  sync::mutex startup_lock_;
+  sync::condvar startup_cv_;
+  std::vector<thread_handle> published_;
+  std::size_t published_count_ = 0;
+  std::size_t ready_count_ = 0;
+  std::size_t exited_count_ = 0;
+  bool go_ = false;
+  bool abort_start_ = false;
+  bool orphaned_ = false;
+  bool pools_closed_ = false;
+  stop_counts totals_{};
+};
+
+}  // namespace weft::detail

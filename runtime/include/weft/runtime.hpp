@@ -1,0 +1,135 @@
+// weft/runtime.hpp — N pinned workers, each an OS thread driving its own event_loop.
+//
+//   auto rt = weft::runtime::builder().workers(4).blocking(weft::blocking_policy::shared).build();
+//   auto h = rt.scheduler().spawn_anywhere([]() -> weft::task<int> { co_return 42; });
+//   weft::stop_outcome out = std::move(rt).stop();
+//
+// Startup publishes every worker's endpoint before any scheduling is possible; build() returns
+// only when every worker is ready, and throws start_error (after stopping the workers it did
+// start) if a thread cannot be started.
+//
+// Shutdown: request_stop() never waits and is idempotent. stop() consumes the runtime, waits and
+// reports: complete, incomplete (with what was cancelled or discarded), or error when called from
+// one of the runtime's workers or blocking callbacks (then it requests the stop but cannot wait).
+// The destructor requests and waits, except in those contexts. Shutdown closes admission first
+// (later submissions are rejected and their factories never run), cancels unfinished tasks on
+// their own worker, destroys queued blocking callbacks unrun and lets running ones finish.
+// drain() is the graceful variant: admission closes and it waits for every accepted task and
+// blocking callback to finish, up to an optional deadline; a deadline alone never aborts anything.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <weft/builtins.hpp>
+#include <weft/detail/runtime_core.hpp>
+#include <weft/join_error.hpp>
+#include <weft/runtime_operations.hpp>
+#include <weft/scheduler.hpp>
+#include <weft/stop_outcome.hpp>
+#include <weft/task.hpp>
+
+namespace weft {
+
+// A runtime could not start: `worker` names the thread that failed.
+class start_error : public std::runtime_error {
+ public:
+  start_error(std::size_t worker, const std::string& why)
+      : std::runtime_error("weft runtime: worker " + std::to_string(worker) + " failed to start: " + why),
+        worker_(worker) {}
+  std::size_t worker() const noexcept { return worker_; }
+
+ private:
+  std::size_t worker_;
+};
+
+class runtime {
+ public:
+  class builder {
+   public:
+    // Number of workers (0, the default: one per available core).
+    builder& workers(std::size_t n) noexcept {
+      config_.workers = n;
+      return *this;
+    }
+    builder& blocking(blocking_policy policy) noexcept {
+      config_.blocking = policy;
+      return *this;
+    }
+    // Per pool: at most `max_threads` threads and `max_queued` waiting callbacks (both >= 1).
+    builder& blocking_capacity(std::size_t max_threads, std::size_t max_queued) noexcept {
+      config_.blocking_max_threads = max_threads;
+      config_.blocking_max_queued = max_queued;
+      return *this;
+    }
+    builder& telemetry(std::shared_ptr<telemetry_sink> sink) noexcept {
+      config_.telemetry = std::move(sink);
+      return *this;
+    }
+    // Capacity of each worker's remote inbox (>= 1).
+    builder& inbox_capacity(std::size_t n) noexcept {
+      config_.inbox_capacity = n;
+      return *this;
+    }
+    // Starts the workers; returns once all are ready. Throws start_error.
+    runtime build() const;
+
+   private:
+    detail::runtime_config config_;
+  };
+
+  runtime(runtime&&) noexcept = default;
+  runtime& operator=(runtime&& other) noexcept;
+  runtime(const runtime&) = delete;
+  runtime& operator=(const runtime&) = delete;
+  ~runtime();
+
+  // Places work on a worker the runtime picks.
+  weft::scheduler scheduler() const noexcept { return weft::scheduler(core_, scheduler::any_worker); }
+  // The scheduler of worker `index` (submits to that worker from anywhere).
+  weft::scheduler worker_scheduler(std::size_t index) const;
+  runtime_operations operations() const noexcept { return runtime_operations(core_); }
+  std::size_t worker_count() const noexcept { return core_ ? core_->worker_count() : 0; }
+
+  void request_stop() const noexcept;
+  bool stop_requested() const noexcept;
+
+  // Graceful: closes admission, then waits until every accepted task and blocking callback has
+  // finished (or `deadline` passed). The runtime keeps running either way; nothing is aborted.
+  drain_outcome drain(std::optional<duration> deadline = std::nullopt);
+  // Waits and reports. See the head of this file.
+  stop_outcome stop() &&;
+  // drain(deadline), then stop(): whatever the deadline left unfinished is cancelled then.
+  stop_outcome stop_graceful(std::optional<duration> deadline = std::nullopt) &&;
+
+  // Runs `t` on a worker and blocks the calling thread until it finished; returns its value or
+  // rethrows what it threw (task_failed if it was cancelled or rejected). `t` may borrow the
+  // caller's locals: its frame is destroyed on the worker before block_on returns or throws.
+  // Throws usage_error on a worker of this runtime (it would block the worker).
+  template <class T>
+  T block_on(task<T> t) {
+    check_block_on_caller();
+    join_handle<T> h = core_->submit_task(core_->pick_worker(), std::move(t));
+    auto result = h.join();
+    if (!result) result.error().rethrow();
+    if constexpr (!std::is_void_v<T>) return std::move(result).value();
+  }
+  template <class F>
+    requires detail::task_factory<std::decay_t<F>>
+  auto block_on(F&& factory) {
+    return block_on(detail::run_factory(std::decay_t<F>(std::forward<F>(factory))));
+  }
+
+ private:
+  explicit runtime(std::shared_ptr<detail::runtime_core> core) noexcept : core_(std::move(core)) {}
+  void check_block_on_caller() const;
+  void shut_down_and_wait() noexcept;
+
+  std::shared_ptr<detail::runtime_core> core_;
+};
+
+}  // namespace weft

@@ -1,0 +1,303 @@
+// runtime.cpp — startup, shutdown and the worker main loop of weft::runtime.
+//
+// Startup (runtime_core::start):
+//   1. start worker threads in index order; each builds its event_loop and publishes its
+//      thread_handle under startup_lock_, then waits for `go` (or `abort_start_`);
+//   2. once every endpoint is published the builder fills `endpoints_`, creates the blocking
+//      pools, opens admission (release) and sets `go`;
+//   3. each worker installs its builtins, reports ready, and drives its loop until stop.
+//   A thread that fails to start sets `abort_start_`: the started workers wake, tear their loops
+//   down and exit; they are joined and start_error is thrown.
+// Shutdown (request_stop, then wait_stopped or orphan):
+//   1. admission closes; 2. stop is flagged and every worker's driver notified; 3. each worker
+//   leaves its drive, shuts its loop down on its own thread (unfinished tasks cancelled there,
+//   queued work discarded, later submissions refused) and adds its counts; 4. the blocking pools
+//   close (queued callbacks discarded unrun) and their threads are joined once running
+//   callbacks return.
+#include <system_error>
+
+#include <weft/platform/fault.hpp>
+#include <weft/runtime.hpp>
+
+namespace weft {
+
+namespace {
+struct builtins_tag;
+using builtins_slot = platform::thread_slot<builtins, builtins_tag>;
+struct worker_core_tag;
+using worker_core_slot = platform::thread_slot<detail::runtime_core, worker_core_tag>;
+}  // namespace
+
+// ---- builtins ---------------------------------------------------------------------------------
+
+builtins& builtins::current() {
+  if (builtins* b = builtins_slot::get()) return *b;
+  throw usage_error("weft::builtins::current() called off a runtime worker");
+}
+builtins* builtins::try_current() noexcept { return builtins_slot::get(); }
+void builtins::install(builtins* b) noexcept { builtins_slot::set(b); }
+telemetry_sink& builtins::telemetry() const noexcept {
+  // The worker's loop is driving: its sink is the runtime's.
+  return event_loop::current()->telemetry();
+}
+
+void runtime_operations::request_stop() const noexcept {
+  if (core_) core_->request_stop();
+}
+bool runtime_operations::stop_requested() const noexcept { return core_ && core_->stop_requested(); }
+
+namespace detail {
+
+// ---- runtime_core -----------------------------------------------------------------------------
+
+runtime_core::runtime_core(runtime_config config) : config_(std::move(config)) {
+  if (config_.workers == 0) config_.workers = platform::hardware_concurrency();
+  if (!config_.telemetry) config_.telemetry = noop_telemetry();
+  if (config_.inbox_capacity == 0) config_.inbox_capacity = 1;
+}
+
+runtime_core::~runtime_core() = default;
+
+std::optional<std::size_t> runtime_core::current_worker() const noexcept {
+  if (worker_core_slot::get() != this) return std::nullopt;
+  builtins* b = builtins_slot::get();
+  if (b == nullptr) return std::nullopt;
+  return b->worker().index;
+}
+
+void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
+  const std::size_t n = config_.workers;
+  published_.resize(n);
+  std::size_t started = 0;
+  std::optional<start_error> failure;
+  for (std::size_t i = 0; i < n; ++i) {
+    try {
+      if (WEFT_FAULT_POINT(worker_start_failure)) {
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                                "injected worker start failure");
+      }
+      threads_.emplace_back([self, i] { self->worker_main(self, i); });
+      ++started;
+    } catch (const std::system_error& e) {
+      failure.emplace(i, e.what());
+      break;
+    }
+  }
+
+  sync::unique_lock<sync::mutex> hold(startup_lock_);
+  while (published_count_ < started) startup_cv_.wait(hold);
+  if (failure) {
+    abort_start_ = true;
+    hold.unlock();
+    startup_cv_.notify_all();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    throw *failure;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    endpoints_.push_back(endpoint{published_[i].shared(), published_[i]});
+  }
+  const std::size_t pools = config_.blocking == blocking_policy::per_worker ? n : 1;
+  for (std::size_t i = 0; i < pools; ++i) {
+    pools_.push_back(std::make_unique<blocking_pool>(config_.blocking_max_threads, config_.blocking_max_queued, this));
+  }
+  // release: publishes endpoints_ and pools_ to every submitter (paired with admitting()).
+  admitting_.store(true, std::memory_order_release);
+  go_ = true;
+  hold.unlock();
+  startup_cv_.notify_all();
+  hold.lock();
+  while (ready_count_ < n) startup_cv_.wait(hold);
+}
+
+void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::size_t index) {
+  event_loop::options opts;
+  opts.inbox_capacity = config_.inbox_capacity;
+  opts.telemetry = config_.telemetry;
+  event_loop loop(std::move(opts));
+  loop.shared()->counter = &tasks_;  // before the loop is published
+
+  {
+    sync::unique_lock<sync::mutex> hold(startup_lock_);
+    published_[index] = loop.handle();
+    ++published_count_;
+    startup_cv_.notify_all();
+    while (!go_ && !abort_start_) startup_cv_.wait(hold);
+    if (abort_start_) return;  // the loop is torn down here, on its thread
+  }
+
+  builtins own(weft::scheduler(self, index), self, index);
+  builtins::install(&own);
+  worker_core_slot::set(this);
+  {
+    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    ++ready_count_;
+  }
+  startup_cv_.notify_all();
+
+  loop.run_until([this] { return stop_requested(); });
+  const event_loop::shutdown_report report = loop.shutdown();
+
+  worker_core_slot::set(nullptr);
+  builtins::install(nullptr);
+  {
+    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    totals_.tasks_cancelled += report.tasks_cancelled;
+    totals_.callbacks_discarded += report.callbacks_discarded;
+  }
+  worker_exited();
+}
+
+void runtime_core::request_stop() noexcept {
+  // release: orders the admission close before the stop flag (paired with the acquire loads);
+  // a worker that sees the stop flag also sees admission closed.
+  admitting_.store(false, std::memory_order_release);
+  if (stop_requested_.exchange(true, std::memory_order_acq_rel)) return;  // idempotent
+  for (const endpoint& ep : endpoints_) ep.shared->driver.notify();
+}
+
+std::uint64_t runtime_core::close_pools() {
+  std::uint64_t discarded = 0;
+  for (auto& pool : pools_) discarded += pool->close();
+  return discarded;
+}
+
+void runtime_core::worker_exited() {
+  bool last_and_orphaned = false;
+  {
+    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    ++exited_count_;
+    last_and_orphaned = orphaned_ && exited_count_ == endpoints_.size() && !pools_closed_;
+    if (last_and_orphaned) pools_closed_ = true;
+  }
+  startup_cv_.notify_all();
+  if (last_and_orphaned) {
+    const std::uint64_t discarded = close_pools();
+    if (current_blocking_runtime() != this) {
+      for (auto& pool : pools_) pool->join();
+    }
+    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    totals_.blocking_discarded += discarded;
+  }
+}
+
+stop_counts runtime_core::wait_stopped() {
+  request_stop();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+  bool close_here = false;
+  {
+    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    if (!pools_closed_) {
+      pools_closed_ = true;
+      close_here = true;
+    }
+  }
+  if (close_here) {
+    const std::uint64_t discarded = close_pools();
+    for (auto& pool : pools_) pool->join();
+    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    totals_.blocking_discarded += discarded;
+  }
+  sync::lock_guard<sync::mutex> hold(startup_lock_);
+  return totals_;
+}
+
+void runtime_core::orphan() noexcept {
+  request_stop();
+  bool close_now = false;
+  {
+    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    orphaned_ = true;
+    close_now = exited_count_ == endpoints_.size() && !pools_closed_;
+    if (close_now) pools_closed_ = true;
+  }
+  for (auto& t : threads_) {
+    if (t.joinable()) t.detach();
+  }
+  threads_.clear();
+  if (close_now) (void)close_pools();  // the caller is a blocking thread: it cannot join its pool
+}
+
+}  // namespace detail
+
+// ---- runtime ------------------------------------------------------------------------------------
+
+runtime runtime::builder::build() const {
+  auto core = std::make_shared<detail::runtime_core>(config_);
+  core->start(core);
+  return runtime(std::move(core));
+}
+
+runtime& runtime::operator=(runtime&& other) noexcept {
+  if (this != &other) {
+    shut_down_and_wait();
+    core_ = std::move(other.core_);
+  }
+  return *this;
+}
+
+runtime::~runtime() { shut_down_and_wait(); }
+
+weft::scheduler runtime::worker_scheduler(std::size_t index) const {
+  if (!core_ || index >= core_->worker_count()) throw usage_error("runtime::worker_scheduler: no such worker");
+  return weft::scheduler(core_, index);
+}
+
+void runtime::request_stop() const noexcept {
+  if (core_) core_->request_stop();
+}
+bool runtime::stop_requested() const noexcept { return core_ && core_->stop_requested(); }
+
+namespace {
+// The reason stop() cannot wait on this thread, if any.
+std::optional<stop_error> cannot_wait_here(const detail::runtime_core* core) noexcept {
+  if (core->current_worker()) return stop_error::called_from_worker;
+  if (detail::current_blocking_runtime() == core) return stop_error::called_from_blocking_callback;
+  return std::nullopt;
+}
+}  // namespace
+
+void runtime::shut_down_and_wait() noexcept {
+  if (!core_) return;
+  std::shared_ptr<detail::runtime_core> core = std::move(core_);
+  if (cannot_wait_here(core.get())) {
+    core->orphan();
+  } else {
+    (void)core->wait_stopped();
+  }
+}
+
+stop_outcome runtime::stop() && {
+  if (!core_) return stop_outcome::make_complete();
+  std::shared_ptr<detail::runtime_core> core = std::move(core_);
+  if (const auto reason = cannot_wait_here(core.get())) {
+    core->orphan();
+    return stop_outcome::make_error(*reason);
+  }
+  return stop_outcome::from_counts(core->wait_stopped());
+}
+
+drain_outcome runtime::drain(std::optional<duration> deadline) {
+  if (!core_) return drain_outcome::drained;
+  if (cannot_wait_here(core_.get())) throw usage_error("runtime::drain would deadlock on this thread");
+  std::optional<instant> until;
+  if (deadline) until = platform::clock::now() + *deadline;
+  // Close admission (not the workers): accepted work keeps running to completion.
+  core_->close_admission();
+  return core_->tasks().wait_idle(until) ? drain_outcome::drained : drain_outcome::timed_out;
+}
+
+stop_outcome runtime::stop_graceful(std::optional<duration> deadline) && {
+  if (core_ && !cannot_wait_here(core_.get())) (void)drain(deadline);
+  return std::move(*this).stop();
+}
+
+void runtime::check_block_on_caller() const {
+  if (!core_) throw usage_error("runtime::block_on on a moved-from runtime");
+  if (core_->current_worker()) throw usage_error("runtime::block_on on one of the runtime's workers would block it");
+}
+
+}  // namespace weft

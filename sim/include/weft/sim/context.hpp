@@ -1,0 +1,54 @@
+// weft/sim/context.hpp — what a scenario receives: its seed, options, randomness and a way to
+// report what it checks.
+//
+// All randomness a scenario uses must come from here (or from weft's seam), so the run stays a
+// pure function of (scenario, seed, options). The scenario's stream is separate from the
+// scheduler's and the fault plan's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <weft/platform/clock.hpp>
+#include <weft/platform/random.hpp>
+#include <weft/sim/options.hpp>
+
+namespace weft::sim {
+
+class engine;
+
+class context {
+ public:
+  context(engine& e, std::uint64_t seed, const options& o);
+  context(const context&) = delete;
+  context& operator=(const context&) = delete;
+
+  std::uint64_t seed() const noexcept { return seed_; }
+  const options& opts() const noexcept { return options_; }
+
+  // Uniform in [lo, hi] (inclusive), from the scenario's stream; recorded in the trace.
+  std::uint64_t pick(std::uint64_t lo, std::uint64_t hi);
+  bool chance(std::uint64_t numerator, std::uint64_t denominator);
+  platform::random& random() noexcept { return random_; }
+  // A scenario knob (options::params, `--param name=value`), or `fallback`.
+  std::int64_t param(std::string_view name, std::int64_t fallback) const;
+
+  // A note in the trace.
+  void note(std::string_view text);
+  // Records a failed check; the run goes on and is reported as failed.
+  void fail(std::string_view message);
+  bool failed() const noexcept;
+
+  // Names the calling fiber in traces ("producer-2").
+  void name_thread(std::string_view name);
+  instant now() const noexcept { return platform::clock::now(); }
+
+ private:
+  engine& engine_;
+  std::uint64_t seed_;
+  const options& options_;
+  platform::random random_;
+};
+
+}  // namespace weft::sim

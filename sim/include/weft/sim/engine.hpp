@@ -1,0 +1,182 @@
+// weft/sim/engine.hpp — one simulation run: fibers, the seeded scheduler, virtual time, the
+// trace, deadlock and livelock detection.
+//
+// How a run is driven (all on one OS thread):
+//   * Every simulated thread is a detached Boost.Fiber fiber with a fiber_record here. Its id is
+//     its creation rank (the scenario's fiber is 1), so ids mean the same in every run.
+//   * engine_algorithm (engine.cpp) is installed with use_scheduling_algorithm for the run; its
+//     pick_next() returns the engine's choice. The engine keeps the ready fibers in arrival
+//     order (a vector), so the candidates at every choice are a function of the run alone.
+//   * At a yield point the strategy chooses among the ready fibers *and* the caller; choosing
+//     the caller costs nothing (no switch). Choosing another makes it `forced_` and yields.
+//   * A blocked fiber waits on a wait_list (and, with a deadline, in the virtual timer heap).
+//     When no fiber is ready, Boost.Fiber's dispatcher calls suspend_until(): then the engine
+//     jumps virtual time to the earliest live deadline and wakes those fibers, or — with none —
+//     reports a deadlock with each blocked fiber's site and ends the run.
+//   * The OS thread's main context waits in wait_for_end() and is woken when the last fiber
+//     exits or the run is aborted (deadlock, livelock). An aborted run's fibers are never
+//     resumed again; `poisoned()` tells the runner that this OS thread now carries them.
+//
+// Random streams (all split from the seed with splitmix64): schedule, fault, scenario, entropy,
+// swarm. Separate streams keep, for example, a scenario's picks from shifting the schedule.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include <weft/platform/clock.hpp>
+#include <weft/platform/random.hpp>
+#include <weft/sim/hooks.hpp>
+#include <weft/sim/options.hpp>
+#include <weft/sim/run.hpp>
+#include <weft/sim/trace.hpp>
+
+namespace boost::fibers {
+class context;
+}
+
+namespace weft::sim {
+
+class strategy;
+
+namespace detail {
+
+enum class fiber_state : std::uint8_t { ready, running, blocked, finished, abandoned };
+
+struct fiber_record {
+  std::uint64_t id = 0;
+  std::string name;
+  boost::fibers::context* ctx = nullptr;
+  fiber_state state = fiber_state::ready;
+  // While blocked:
+  const char* block_op = "";
+  std::source_location block_site{};
+  wait_list* waiting_on = nullptr;
+  std::uint64_t block_generation = 0;  // timer entries of earlier waits are stale
+  wake_reason reason = wake_reason::notified;
+  bool has_deadline = false;
+  instant deadline{};
+  // Lifecycle:
+  wait_list joiners;
+  bool joined_or_detached = false;
+  std::vector<void*> slots;
+  std::uint64_t priority = 0;  // PCT
+};
+
+}  // namespace detail
+
+class engine {
+ public:
+  engine(std::uint64_t seed, const options& o);
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  // The run active on this OS thread, or null.
+  static engine* current() noexcept;
+
+  // ---- run control (main context of the OS thread) ---------------------------------------
+  // Installs the scheduling algorithm, starts `root` as fiber 1, waits until every fiber
+  // finished or the run was aborted, and restores Boost.Fiber's default algorithm.
+  void execute(std::function<void()> root);
+  run_result result() &&;
+  bool poisoned() const noexcept { return aborted_; }
+
+  // ---- hooks (fibers) ----------------------------------------------------------------------
+  void yield_point(const char* op, const std::source_location& loc, bool explicit_yield) noexcept;
+  detail::wake_reason wait(detail::wait_list& list, const char* op, const std::source_location& loc,
+                           const instant* deadline);
+  std::size_t notify_one(detail::wait_list& list) noexcept;
+  std::size_t notify_all(detail::wait_list& list) noexcept;
+  detail::fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);
+  void join(detail::fiber_record* f, const std::source_location& loc);
+  void detach(detail::fiber_record* f) noexcept;
+  bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
+  void fail(std::string message);
+  bool failed() const noexcept { return !failures_.empty(); }
+  void note(std::string text);
+  void name_current(std::string name);
+
+  std::uint64_t current_fiber_id() const noexcept { return running_ ? running_->id : 0; }
+  detail::fiber_record* running() const noexcept { return running_; }
+  instant now() const noexcept { return now_; }
+  unsigned cores() const noexcept { return options_.cores; }
+  std::uint64_t entropy() noexcept { return entropy_rng_.next(); }
+  platform::random& scenario_random() noexcept { return scenario_rng_; }
+  const options& opts() const noexcept { return options_; }
+  std::uint64_t seed() const noexcept { return seed_; }
+
+  // ---- the scheduling algorithm's side (engine.cpp) ----------------------------------------
+  void on_awakened(boost::fibers::context* ctx, detail::fiber_record* f) noexcept;
+  boost::fibers::context* pick_next() noexcept;
+  bool has_ready() const noexcept;
+  void on_idle() noexcept;
+  detail::fiber_record* take_pending_spawn(boost::fibers::context* ctx) noexcept;
+
+  // The virtual epoch every run starts at.
+  static instant epoch() noexcept;
+
+ private:
+  struct timer_entry {
+    instant deadline;
+    std::uint64_t sequence;
+    detail::fiber_record* fiber;
+    std::uint64_t generation;
+  };
+  static bool later(const timer_entry& a, const timer_entry& b) noexcept;
+
+  void record(trace_event e);
+  void record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t other, std::int64_t value,
+                     const char* op, const std::source_location* loc, std::string text = {});
+  void wake(detail::fiber_record* f, detail::wake_reason why) noexcept;
+  void switch_to(detail::fiber_record* f) noexcept;
+  void fiber_main(detail::fiber_record* f, std::function<void()>& fn) noexcept;
+  void fiber_exited(detail::fiber_record* f) noexcept;
+  void abort_run() noexcept;
+  [[noreturn]] void abandon_current() noexcept;
+  std::string describe_fibers() const;
+  std::int64_t now_ns() const noexcept;
+  void choose_swarm_faults();
+
+  std::uint64_t seed_;
+  options options_;
+  platform::random schedule_rng_;
+  platform::random fault_rng_;
+  platform::random scenario_rng_;
+  platform::random entropy_rng_;
+  std::unique_ptr<strategy> strategy_;
+
+  std::deque<detail::fiber_record> fibers_;        // index = id - 1; stable addresses
+  std::vector<detail::fiber_record*> ready_;       // arrival order
+  detail::fiber_record* running_ = nullptr;
+  detail::fiber_record* forced_ = nullptr;
+  detail::fiber_record* pending_spawn_ = nullptr;
+  detail::fiber_record* last_run_ = nullptr;
+  boost::fibers::context* dispatcher_ready_ = nullptr;
+  boost::fibers::context* main_ready_ = nullptr;
+  boost::fibers::context* main_ctx_ = nullptr;
+  std::vector<timer_entry> timers_;                // min-heap by (deadline, sequence)
+  std::uint64_t timer_sequence_ = 0;
+  std::uint64_t live_ = 0;
+  bool ending_ = false;
+  bool aborted_ = false;
+  bool main_waiting_ = false;
+
+  instant now_;
+  std::uint64_t steps_ = 0;
+  std::uint64_t switches_ = 0;
+  std::uint64_t faults_injected_ = 0;
+  fnv1a hash_;
+  std::vector<trace_event> events_;
+  std::vector<std::string> failures_;
+  std::string effective_options_;
+  engine* previous_ = nullptr;
+};
+
+}  // namespace weft::sim

@@ -1,0 +1,63 @@
+// weft/sim/hooks.hpp — the narrow interface between the sim flavor of the seam and the engine.
+//
+// The headers under weft/platform/sim/ (atomics, mutex, condvar, clock, thread, fault points)
+// call only these functions; the engine (weft/sim/engine.hpp, sim/src/engine.cpp) implements
+// them for the run active on the calling OS thread. Outside a run (static initialisation, the
+// runner between seeds) every hook degrades to a plain single-threaded meaning: yields do
+// nothing, time stands still at the epoch, ids are 0.
+//
+// This header must not include <weft/platform/clock.hpp> (the clock header includes it), so it
+// names steady_clock's time_point directly; it is the same type as weft::instant.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <source_location>
+#include <vector>
+
+namespace weft::sim::detail {
+
+struct fiber_record;
+using time_point = std::chrono::steady_clock::time_point;
+
+// The fibers blocked on one primitive (a mutex, a condvar, a join). Order is arrival order; the
+// engine decides (from the seed) which one a notify_one wakes.
+struct wait_list {
+  std::vector<fiber_record*> fibers;
+};
+
+enum class wake_reason : std::uint8_t { notified, timeout };
+
+// A scheduling point: the seeded strategy may switch to another ready fiber here. `explicit_yield`
+// (yield_thread) asks to let others run first when any are ready.
+void yield_point(const char* op, const std::source_location& loc, bool explicit_yield = false) noexcept;
+
+// Blocks the calling fiber on `list` until a notify picks it or the virtual `deadline` passes.
+wake_reason wait(wait_list& list, const char* op, const std::source_location& loc,
+                 const time_point* deadline);
+// Wakes one (seeded choice) / every fiber of `list`. Returns how many were woken.
+std::size_t notify_one(wait_list& list) noexcept;
+std::size_t notify_all(wait_list& list) noexcept;
+
+// True while the caller runs on a fiber of an active run.
+bool in_run() noexcept;
+std::uint64_t current_fiber_id() noexcept;
+unsigned cores() noexcept;
+time_point now() noexcept;
+std::uint64_t entropy() noexcept;
+bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
+// Records a failure of the run (misuse of a primitive, a broken invariant) without stopping it.
+void report_failure(const char* what, const std::source_location& loc) noexcept;
+
+// Fibers (simulated threads).
+fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);
+void join(fiber_record* fiber, const std::source_location& loc);
+void detach(fiber_record* fiber) noexcept;
+
+// Fiber-local slots: a process-wide index per slot, a per-fiber value.
+std::size_t slot_allocate() noexcept;
+void*& slot(std::size_t index) noexcept;
+
+}  // namespace weft::sim::detail

@@ -1,0 +1,51 @@
+// weft/sim/options.hpp — everything besides the seed that a run depends on.
+//
+// A run is a pure function of (scenario, seed, options). describe() prints the options in the
+// form shown at the start of a run; replay_arguments() renders them as the CLI flags that
+// reproduce the run.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <weft/platform/fault.hpp>
+
+namespace weft::sim {
+
+enum class strategy_kind : std::uint8_t {
+  random,  // every scheduling choice uniform among the candidates
+  pct,     // probabilistic concurrency testing: random priorities, `pct_depth - 1` change points
+};
+
+const char* to_string(strategy_kind k) noexcept;
+
+inline constexpr std::size_t fault_kinds = static_cast<std::size_t>(platform::fault::count_);
+
+// Per fault kind: the probability, in parts per million, that a fault point of that kind fires.
+struct fault_plan {
+  std::array<std::uint32_t, fault_kinds> rate_ppm{};  // all off by default
+  bool any() const noexcept;
+};
+
+struct options {
+  strategy_kind strategy = strategy_kind::random;
+  std::uint32_t pct_depth = 3;                 // d: the bug depth PCT targets (d - 1 change points)
+  std::uint64_t pct_steps = 20'000;            // k: the step range change points are drawn from
+  std::uint64_t step_budget = 5'000'000;       // livelock: more scheduling steps fail the run
+  std::uint32_t cores = 4;                     // what hardware_concurrency() answers
+  fault_plan faults;
+  bool swarm = false;                          // the seed picks its own fault mix (see engine)
+  std::map<std::string, std::int64_t> params;  // scenario knobs (context::param)
+  bool record_trace = false;                   // keep every event (text / Chrome output, diffs)
+};
+
+constexpr std::uint32_t ppm_one = 1'000'000;
+
+// "strategy=pct depth=3 pct-steps=20000 step-budget=5000000 cores=4 faults=none params=none"
+std::string describe(const options& o);
+// The CLI flags that reproduce `o` (without --scenario/--seed).
+std::string replay_arguments(const options& o);
+
+}  // namespace weft::sim

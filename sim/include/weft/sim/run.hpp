@@ -1,0 +1,37 @@
+// weft/sim/run.hpp — running one scenario with one seed.
+//
+// run() executes the scenario on a simulator thread of the caller (an OS thread kept per calling
+// thread and reused from seed to seed; Boost.Fiber's scheduler is re-installed for every run).
+// A run that ends in deadlock or livelock leaves fibers that can never finish; their stacks are
+// abandoned and that simulator thread is retired at exit without being joined (see runner.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <weft/platform/clock.hpp>
+#include <weft/sim/options.hpp>
+#include <weft/sim/trace.hpp>
+
+namespace weft::sim {
+
+struct scenario;
+
+struct run_result {
+  bool passed = true;
+  std::vector<std::string> failures;  // oracle failures, deadlock/livelock reports, ...
+  std::uint64_t trace_hash = 0;
+  std::uint64_t steps = 0;            // scheduling points passed
+  std::uint64_t switches = 0;         // times the running fiber changed
+  std::uint64_t fibers = 0;           // fibers created
+  std::uint64_t faults = 0;           // faults injected
+  duration virtual_elapsed{};
+  std::string effective_options;      // describe() of the options after swarm choices
+  std::vector<trace_event> events;    // only with options::record_trace
+  std::vector<std::string> fiber_names;  // index = fiber id
+};
+
+run_result run(const scenario& s, std::uint64_t seed, const options& o);
+
+}  // namespace weft::sim
