@@ -38,9 +38,11 @@ class parker {
     if (try_consume_token()) return;
     sync::unique_lock<sync::mutex> guard(lock_);
     std::uint32_t expected = empty;
-    // relaxed on success: lock_ orders it against unpark()'s lock/notify; acquire on failure: the
-    // only other value is `notified`, whose writes we must see.
-    if (!state_.compare_exchange_strong(expected, parked, std::memory_order_relaxed,
+    // acquire on failure: the only other value is `notified`, whose writes we must see (paired
+    // with unpark()'s release exchange). Success needs no ordering of its own (lock_ orders it
+    // against unpark()'s lock/notify), but a success order weaker than the failure order is
+    // rejected by some compilers, so both are acquire.
+    if (!state_.compare_exchange_strong(expected, parked, std::memory_order_acquire,
                                         std::memory_order_acquire)) {
       WEFT_ASSERT(expected == notified);
       state_.store(empty, std::memory_order_relaxed);  // consume; we already hold the acquire
@@ -57,7 +59,8 @@ class parker {
     if (try_consume_token()) return true;
     sync::unique_lock<sync::mutex> guard(lock_);
     std::uint32_t expected = empty;
-    if (!state_.compare_exchange_strong(expected, parked, std::memory_order_relaxed,
+    // Orders as in park().
+    if (!state_.compare_exchange_strong(expected, parked, std::memory_order_acquire,
                                         std::memory_order_acquire)) {
       WEFT_ASSERT(expected == notified);
       state_.store(empty, std::memory_order_relaxed);
