@@ -13,11 +13,16 @@ using current_loop_slot = platform::thread_slot<event_loop, current_loop_tag>;
 
 event_loop* event_loop::current() noexcept { return current_loop_slot::get(); }
 
+std::size_t event_loop::checked_capacity(std::size_t capacity) {
+  if (capacity == 0) throw usage_error("event_loop: inbox capacity must be at least 1");
+  return capacity;
+}
+
 event_loop::event_loop() : event_loop(options{}) {}
 
 event_loop::event_loop(options opts)
-    : shared_(new detail::loop_shared(opts.inbox_capacity == 0 ? 1 : opts.inbox_capacity,
-                                      std::move(opts.telemetry), platform::current_thread_id())) {
+    : shared_(new detail::loop_shared(checked_capacity(opts.inbox_capacity), std::move(opts.telemetry),
+                                      platform::current_thread_id())) {
   shared_->loop = this;
 }
 

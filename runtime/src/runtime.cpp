@@ -53,7 +53,10 @@ namespace detail {
 runtime_core::runtime_core(runtime_config config) : config_(std::move(config)) {
   if (config_.workers == 0) config_.workers = platform::hardware_concurrency();
   if (!config_.telemetry) config_.telemetry = noop_telemetry();
-  if (config_.inbox_capacity == 0) config_.inbox_capacity = 1;
+  if (config_.inbox_capacity == 0) throw usage_error("runtime: inbox capacity must be at least 1");
+  if (config_.blocking_max_threads == 0 || config_.blocking_max_queued == 0) {
+    throw usage_error("runtime: blocking capacity needs at least 1 thread and 1 queued callback");
+  }
 }
 
 runtime_core::~runtime_core() = default;
@@ -225,8 +228,30 @@ void runtime_core::orphan() noexcept {
 
 // ---- runtime ------------------------------------------------------------------------------------
 
+namespace {
+// The deleter of a runtime_core. The last reference can be dropped on one of the runtime's own
+// blocking threads: stop() or the destructor called from a blocking callback, after every worker
+// already exited (then no worker joins the pools). Destroying the core there would make the
+// pool join that very thread and free the pool its thread_main is still running in. So the
+// destruction moves to a short-lived thread, which joins the pool threads (this one included,
+// once its callback returned). If no thread can be had, the core is leaked rather than
+// destroyed under its own thread.
+void destroy_core(detail::runtime_core* core) noexcept {
+  if (detail::current_blocking_runtime() != core) {
+    delete core;
+    return;
+  }
+  try {
+    platform::thread reaper([core] { delete core; });
+    reaper.detach();
+  } catch (const std::system_error&) {
+    // leaked: see above
+  }
+}
+}  // namespace
+
 runtime runtime::builder::build() const {
-  auto core = std::make_shared<detail::runtime_core>(config_);
+  std::shared_ptr<detail::runtime_core> core(new detail::runtime_core(config_), destroy_core);
   core->start(core);
   return runtime(std::move(core));
 }

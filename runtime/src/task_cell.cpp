@@ -1,5 +1,6 @@
 // task_cell.cpp — the poll, completion and wake paths of a task cell (see task_header.hpp and
 // task_state.hpp for the states and who may touch what).
+#include <weft/detail/join_handoff.hpp>
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/event_loop.hpp>
@@ -121,14 +122,16 @@ void task_header::complete(bool from_idle) noexcept {
   // reference is released last, below).
   if (adopted_) owner_->loop->task_finished(this);
   if (owner_->counter) owner_->counter->finished();
-  const task_state::word prior = state.transition_to_complete(from_idle);
-  if (!(prior & task_state::join_interest)) {
-    destroy_output();  // the handle is gone: nobody will read it
-  } else if (prior & task_state::join_waker) {
-    // The slot is read-only now (the joiner cannot touch it once complete is set): wake by
-    // reference; the stored waker is freed with the cell.
-    join_waker_slot.with([](const waker& w) { w.wake(); });
-  }
+  // Publish `complete`; destroy the output if the handle is gone, else wake the joiner
+  // (join_handoff.hpp).
+  join_handoff::complete(state, join_waker_slot, from_idle, [this]() noexcept {
+    // Nobody will read the outcome: a panic would vanish silently, so report it.
+    if (std::exception_ptr panic = stored_panic()) {
+      owner_->telemetry().record(telemetry_event{telemetry_kind::task_panic_unobserved,
+                                                 "a detached task threw", 1, std::move(panic)});
+    }
+    destroy_output();
+  });
   release();  // the owned-task list's reference
 }
 

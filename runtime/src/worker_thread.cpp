@@ -19,10 +19,13 @@ bool worker_handle::is_finished() const noexcept {
 worker_handle event_loop::start_child(detail::runnable* entry) {
   auto child = std::make_shared<detail::child_worker>();
   thread_handle parent = handle();
+  std::shared_ptr<telemetry_sink> sink = shared_->telemetry_ptr();
   try {
-    child->thread = platform::thread([child, parent, entry]() mutable {
+    child->thread = platform::thread([child, parent, entry, sink]() mutable {
       {
-        event_loop loop;
+        event_loop::options opts;
+        opts.telemetry = std::move(sink);  // the child reports where its parent does
+        event_loop loop(std::move(opts));
         {
           sync::lock_guard<sync::mutex> hold(child->lock);
           child->child_handle = loop.handle();

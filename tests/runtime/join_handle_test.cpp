@@ -290,8 +290,8 @@ TEST(join_handle, a_blocking_joiner_on_another_thread_is_woken_when_the_loop_is_
   std::atomic<int> outcome{-1};
   std::thread joiner;
   {
-    weft::event_loop loop;
     remote_gate never;
+    weft::event_loop loop;
     auto h = loop.spawn([&]() -> weft::task<void> { co_await never.wait(); });
     loop.run_until_stalled();
     joiner = std::thread([&outcome, handle = std::move(h)]() mutable {

@@ -1,1 +1,350 @@
+// timer_test.cpp — sleep, sleep_until, timeout (both outcomes; the timed-out task is aborted),
+// interval, set_timeout / set_interval / clear_timer. No timer fires before its deadline.
 #include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <weft/platform/clock.hpp>
+#include <weft/weft.hpp>
+
+#include "support.hpp"
+
+using namespace std::chrono_literals;
+using weft_test::drop_probe;
+using weft_test::drop_record;
+using weft_test::recording_sink;
+
+namespace {
+weft::instant now() { return weft::platform::clock::now(); }
+using steady = std::chrono::steady_clock;
+}  // namespace
+
+// ---- sleep ---------------------------------------------------------------------------------------
+
+TEST(timer_sleep, sleep_never_resumes_before_its_deadline) {
+  weft::event_loop loop;
+  std::vector<std::pair<weft::instant, weft::instant>> deadline_and_wake;  // per sleeper
+  std::vector<weft::join_handle<void>> handles;
+  for (auto d : {0ms, 1ms, 2ms, 3ms, 5ms, 8ms, 13ms}) {
+    handles.push_back(loop.spawn([&deadline_and_wake, d]() -> weft::task<void> {
+      const weft::instant deadline = now() + d;
+      co_await weft::sleep(d);
+      deadline_and_wake.emplace_back(deadline, now());
+    }));
+  }
+  loop.run();
+  ASSERT_EQ(deadline_and_wake.size(), 7u);
+  for (const auto& [deadline, woke] : deadline_and_wake) EXPECT_GE(woke, deadline);
+}
+
+TEST(timer_sleep, sleep_until_resumes_at_or_after_the_given_instant) {
+  weft::event_loop loop;
+  const weft::instant deadline = now() + 7ms;
+  weft::instant woke{};
+  loop.block_on([&]() -> weft::task<void> {
+    co_await weft::sleep_until(deadline);
+    woke = now();
+  }());
+  EXPECT_GE(woke, deadline);
+}
+
+TEST(timer_sleep, a_sleep_whose_deadline_has_passed_completes_without_arming_a_timer) {
+  weft::event_loop loop;
+  std::size_t armed_while_sleeping = 99;
+  loop.block_on([&]() -> weft::task<void> {
+    co_await weft::sleep_until(now() - 1s);
+    co_await weft::sleep(0ms);
+    armed_while_sleeping = loop.armed_timers();
+  }());
+  EXPECT_EQ(armed_while_sleeping, 0u);
+}
+
+TEST(timer_sleep, sleep_accepts_any_duration_unit_and_rounds_up) {
+  weft::event_loop loop;
+  const weft::instant start = now();
+  loop.block_on([]() -> weft::task<void> {
+    co_await weft::sleep(std::chrono::duration<double, std::milli>(2.5));
+    co_await weft::sleep(std::chrono::microseconds(500));
+  }());
+  EXPECT_GE(now() - start, 3ms);
+}
+
+TEST(timer_sleep, sleepers_wake_in_deadline_order) {
+  weft::event_loop loop;
+  std::vector<int> order;
+  std::vector<weft::join_handle<void>> handles;
+  for (int ms : {12, 3, 8, 1}) {
+    handles.push_back(loop.spawn([&order, ms]() -> weft::task<void> {
+      co_await weft::sleep(std::chrono::milliseconds(ms));
+      order.push_back(ms);
+    }));
+  }
+  loop.run();
+  EXPECT_EQ(order, (std::vector<int>{1, 3, 8, 12}));
+}
+
+TEST(timer_sleep, an_aborted_sleeper_disarms_its_timer) {
+  weft::event_loop loop;
+  auto h = loop.spawn([]() -> weft::task<void> { co_await weft::sleep(10s); });
+  loop.run_until_stalled();
+  EXPECT_EQ(loop.armed_timers(), 1u);
+  h.abort();
+  const auto start = steady::now();
+  loop.run();
+  EXPECT_LT(steady::now() - start, 5s);
+  EXPECT_EQ(loop.armed_timers(), 0u);
+}
+
+// ---- timeout -------------------------------------------------------------------------------------
+
+TEST(timer_timeout, a_task_that_finishes_first_gives_its_value) {
+  weft::event_loop loop;
+  auto r = loop.block_on([]() -> weft::task<weft::expected<int, weft::timeout_error>> {
+    co_return co_await weft::timeout(5s, []() -> weft::task<int> {
+      co_await weft::sleep(1ms);
+      co_return 21;
+    }());
+  }());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(*r, 21);
+  EXPECT_EQ(loop.armed_timers(), 0u);  // the timeout's own timer went with the leaf
+}
+
+TEST(timer_timeout, an_elapsed_timeout_reports_elapsed_no_earlier_than_its_deadline_and_aborts_the_task) {
+  weft::event_loop loop;
+  drop_record inner_local;
+  bool inner_finished = false;
+  weft::instant deadline{};
+  weft::instant reported{};
+  auto r = loop.block_on([&]() -> weft::task<weft::expected<int, weft::timeout_error>> {
+    deadline = now() + 5ms;
+    auto out = co_await weft::timeout_at(deadline, [](drop_record* rec, bool* finished) -> weft::task<int> {
+      drop_probe local(rec);
+      co_await weft::sleep(30ms);
+      *finished = true;
+      co_return 1;
+    }(&inner_local, &inner_finished));
+    reported = now();
+    co_return out;
+  }());
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error(), weft::timeout_error::elapsed);
+  EXPECT_GE(reported, deadline);
+  loop.run();  // past the inner task's own sleep: it must not continue
+  EXPECT_FALSE(inner_finished);
+  EXPECT_EQ(inner_local.drops.load(), 1);
+  EXPECT_EQ(inner_local.last_thread.load(), weft_test::thread_id());
+  EXPECT_EQ(loop.live_tasks(), 0u);
+}
+
+TEST(timer_timeout, timeout_over_a_leaf_gives_either_outcome) {
+  weft::event_loop loop;
+  auto quick = loop.block_on([]() -> weft::task<bool> {
+    auto r = co_await weft::timeout(1s, weft::sleep(1ms));
+    co_return r.has_value();
+  }());
+  EXPECT_TRUE(quick);
+  auto slow = loop.block_on([]() -> weft::task<bool> {
+    auto r = co_await weft::timeout(1ms, weft::sleep(10s));
+    co_return r.has_value();
+  }());
+  EXPECT_FALSE(slow);
+  EXPECT_EQ(loop.armed_timers(), 0u);
+}
+
+TEST(timer_timeout, timeout_over_a_void_task_gives_an_empty_success) {
+  weft::event_loop loop;
+  bool ran = false;
+  const bool ok = loop.block_on([&]() -> weft::task<bool> {
+    auto r = co_await weft::timeout(1s, [](bool* flag) -> weft::task<void> {
+      *flag = true;
+      co_return;
+    }(&ran));
+    co_return r.has_value();
+  }());
+  EXPECT_TRUE(ok);
+  EXPECT_TRUE(ran);
+}
+
+TEST(timer_timeout, a_panic_of_the_inner_task_surfaces_at_the_co_await) {
+  weft::event_loop loop;
+  const std::string what = loop.block_on([]() -> weft::task<std::string> {
+    try {
+      (void)co_await weft::timeout(1s, []() -> weft::task<int> {
+        throw std::runtime_error("inner broke");
+        co_return 0;
+      }());
+    } catch (const std::runtime_error& e) {
+      co_return e.what();
+    }
+    co_return "";
+  }());
+  EXPECT_EQ(what, "inner broke");
+}
+
+// ---- interval ------------------------------------------------------------------------------------
+
+TEST(timer_interval, the_first_tick_is_immediate_and_later_ticks_keep_the_schedule) {
+  weft::event_loop loop;
+  const auto period = 4ms;
+  std::vector<weft::instant> ticks;
+  weft::instant first_scheduled{};
+  loop.block_on([&]() -> weft::task<void> {
+    first_scheduled = now();
+    weft::interval every(period);
+    EXPECT_EQ(every.period(), std::chrono::duration_cast<weft::duration>(period));
+    for (int i = 0; i < 5; ++i) {
+      co_await every.tick();
+      ticks.push_back(now());
+    }
+  }());
+  ASSERT_EQ(ticks.size(), 5u);
+  for (std::size_t i = 0; i < ticks.size(); ++i) {
+    EXPECT_GE(ticks[i], first_scheduled + static_cast<int>(i) * period) << "tick " << i << " was early";
+  }
+  EXPECT_LT(ticks[0] - first_scheduled, 1s);  // the first tick did not wait a period
+}
+
+TEST(timer_interval, missed_ticks_complete_at_once_until_caught_up) {
+  weft::event_loop loop;
+  const auto period = 2ms;
+  int immediate_ticks = 0;
+  loop.block_on([&]() -> weft::task<void> {
+    weft::interval every(period);
+    co_await every.tick();               // immediate
+    std::this_thread::sleep_for(11ms);   // miss ~5 ticks (blocking on purpose)
+    const auto before = now();
+    for (int i = 0; i < 4; ++i) {
+      co_await every.tick();
+      if (now() - before < 1ms) ++immediate_ticks;
+    }
+  }());
+  EXPECT_GE(immediate_ticks, 3);
+}
+
+// ---- set_timeout / set_interval / clear_timer ------------------------------------------------------
+
+TEST(timer_callbacks, set_timeout_fires_once_and_never_before_its_deadline) {
+  weft::event_loop loop;
+  std::vector<weft::instant> fired;
+  const weft::instant armed_at = now();
+  const auto id = loop.set_timeout(6ms, [&] { fired.push_back(now()); });
+  EXPECT_NE(id.value, 0u);
+  EXPECT_EQ(loop.armed_timers(), 1u);
+  loop.run();
+  ASSERT_EQ(fired.size(), 1u);
+  EXPECT_GE(fired[0], armed_at + 6ms);
+  EXPECT_EQ(loop.armed_timers(), 0u);
+  EXPECT_FALSE(loop.clear_timer(id));  // already fired
+}
+
+TEST(timer_callbacks, timers_fire_in_deadline_order_and_ties_in_arming_order) {
+  weft::event_loop loop;
+  std::vector<std::string> order;
+  loop.set_timeout(9ms, [&] { order.push_back("9"); });
+  loop.set_timeout(3ms, [&] { order.push_back("3a"); });
+  loop.set_timeout(6ms, [&] { order.push_back("6"); });
+  loop.set_timeout(3ms, [&] { order.push_back("3b"); });
+  loop.set_timeout(3ms, [&] { order.push_back("3c"); });
+  loop.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"3a", "3b", "3c", "6", "9"}));
+}
+
+TEST(timer_callbacks, clear_timer_before_the_deadline_stops_it_and_lets_run_return) {
+  weft::event_loop loop;
+  bool fired = false;
+  const auto id = loop.set_timeout(10s, [&] { fired = true; });
+  EXPECT_TRUE(loop.clear_timer(id));
+  EXPECT_FALSE(loop.clear_timer(id));  // second time: nothing pending
+  EXPECT_EQ(loop.armed_timers(), 0u);
+  const auto start = steady::now();
+  loop.run();
+  EXPECT_LT(steady::now() - start, 5s);
+  EXPECT_FALSE(fired);
+}
+
+TEST(timer_callbacks, a_timer_cleared_after_expiry_but_before_its_macrotask_ran_does_not_fire) {
+  weft::event_loop loop;
+  std::vector<std::string> log;
+  weft::timer_id second{};
+  // Both expire in the same turn; the first one's callback clears the second while it is queued.
+  loop.set_timeout(2ms, [&] {
+    log.push_back("first");
+    EXPECT_TRUE(loop.clear_timer(second));
+  });
+  second = loop.set_timeout(2ms, [&] { log.push_back("second"); });
+  loop.run();
+  EXPECT_EQ(log, std::vector<std::string>{"first"});
+}
+
+TEST(timer_callbacks, set_interval_repeats_on_schedule_until_cleared_from_its_own_callback) {
+  weft::event_loop loop;
+  std::vector<weft::instant> fired;
+  const weft::instant start = now();
+  weft::timer_id id{};
+  id = loop.set_interval(3ms, [&] {
+    fired.push_back(now());
+    if (fired.size() == 4) {
+      EXPECT_TRUE(loop.clear_timer(id));
+    }
+  });
+  loop.run();  // returns once the interval is cleared
+  ASSERT_EQ(fired.size(), 4u);
+  for (std::size_t i = 0; i < fired.size(); ++i) {
+    EXPECT_GE(fired[i], start + static_cast<int>(i + 1) * 3ms) << "firing " << i << " was early";
+  }
+  EXPECT_EQ(loop.armed_timers(), 0u);
+}
+
+TEST(timer_callbacks, set_interval_with_a_non_positive_period_throws_usage_error) {
+  weft::event_loop loop;
+  EXPECT_THROW((void)loop.set_interval(0ms, [] {}), weft::usage_error);
+  EXPECT_THROW((void)loop.set_interval(-1ms, [] {}), weft::usage_error);
+  EXPECT_EQ(loop.armed_timers(), 0u);
+}
+
+TEST(timer_callbacks, an_interval_cleared_from_outside_stops_ticking) {
+  weft::event_loop loop;
+  int ticks = 0;
+  const auto id = loop.set_interval(1ms, [&] { ++ticks; });
+  loop.set_timeout(10ms, [&] { EXPECT_TRUE(loop.clear_timer(id)); });
+  loop.run();
+  const int at_clear = ticks;
+  EXPECT_GE(at_clear, 1);
+  loop.set_timeout(5ms, [] {});
+  loop.run();
+  EXPECT_EQ(ticks, at_clear);
+}
+
+TEST(timer_callbacks, an_interval_whose_callback_throws_keeps_ticking) {
+  auto sink = std::make_shared<recording_sink>();
+  weft::event_loop loop(weft_test::with_sink(sink));
+  int ticks = 0;
+  weft::timer_id id{};
+  id = loop.set_interval(1ms, [&] {
+    if (++ticks == 3) {
+      EXPECT_TRUE(loop.clear_timer(id));
+    }
+    throw std::runtime_error("tick failed");
+  });
+  loop.run();
+  EXPECT_EQ(ticks, 3);
+  EXPECT_EQ(sink->count_of(weft::telemetry_kind::callback_panicked), 3u);
+}
+
+TEST(timer_callbacks, a_timer_callback_may_arm_another_timer) {
+  weft::event_loop loop;
+  std::vector<weft::instant> fired;
+  const weft::instant start = now();
+  loop.set_timeout(2ms, [&] {
+    fired.push_back(now());
+    loop.set_timeout(2ms, [&] { fired.push_back(now()); });
+  });
+  loop.run();
+  ASSERT_EQ(fired.size(), 2u);
+  EXPECT_GE(fired[0], start + 2ms);
+  EXPECT_GE(fired[1], fired[0] + 2ms);
+}

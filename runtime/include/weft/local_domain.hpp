@@ -43,7 +43,7 @@ class local_spawner {
   // Runs fn on the host thread at a later drive. Fire-and-forget.
   template <class F>
     requires std::is_invocable_v<std::decay_t<F>&>
-  submit_result dispatch(F&& fn) {
+  submit_result dispatch(F&& fn) const {
     return target_.queue_macrotask(std::forward<F>(fn));
   }
   // Spawns the factory's task on the domain with no handle. Fire-and-forget.

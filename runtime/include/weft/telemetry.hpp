@@ -19,6 +19,7 @@ enum class telemetry_kind : std::uint8_t {
   microtask_starvation,  // a checkpoint ran past the threshold while a macrotask was waiting
   discarded_at_shutdown, // queued work destroyed unrun because its loop was destroyed (count)
   task_cancelled_at_shutdown,  // unfinished tasks cancelled by loop destruction (count)
+  task_panic_unobserved,       // a detached task threw; nobody will read its join_error
 };
 
 inline constexpr const char* to_string(telemetry_kind k) noexcept {
@@ -28,6 +29,7 @@ inline constexpr const char* to_string(telemetry_kind k) noexcept {
     case telemetry_kind::microtask_starvation: return "microtask_starvation";
     case telemetry_kind::discarded_at_shutdown: return "discarded_at_shutdown";
     case telemetry_kind::task_cancelled_at_shutdown: return "task_cancelled_at_shutdown";
+    case telemetry_kind::task_panic_unobserved: return "task_panic_unobserved";
   }
   return "unknown";
 }

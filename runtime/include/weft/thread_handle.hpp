@@ -33,7 +33,7 @@ class thread_handle {
 
   template <class F>
     requires std::is_invocable_v<std::decay_t<F>&>
-  submit_result queue_macrotask(F&& fn) {
+  submit_result queue_macrotask(F&& fn) const {
     if (!shared_) return unexpected(queue_error::closed);
     return shared_->submit_user(new detail::callback_runnable<std::decay_t<F>>(std::forward<F>(fn)));
   }

@@ -115,14 +115,18 @@ inline int run_model(const char* model, int argc, char** argv, std::initializer_
       return 2;
     }
   }
-  std::cout << "model " << model << ": expecting " << expect << '\n';
+  // Reports are named after the program (a model and each of its twins are separate programs,
+  // possibly run in parallel).
+  std::string program(argc > 0 ? argv[0] : model);
+  if (const std::size_t slash = program.rfind('/'); slash != std::string::npos) program.erase(0, slash + 1);
+  std::cout << "model " << model << " (" << program << "): expecting " << expect << '\n';
   const auto started = std::chrono::steady_clock::now();
   for (const scenario& sc : scenarios) {
     for (const search& s : sc.searches) {
       // Relacy's report goes to a file beside the test: a string stream would grow its buffer
       // while Relacy owns the heap (and Relacy would see a foreign pointer freed). The file's
       // buffer is allocated here, at open, before the simulation starts.
-      const std::string log = std::string(model) + "." + sc.name + ".relacy.log";
+      const std::string log = program + "." + sc.name + ".relacy.log";
       rl::test_params params;
       std::ofstream report(log, std::ios::trunc);
       params.output_stream = &report;

@@ -145,14 +145,36 @@ class blocking_leaf {
   std::shared_ptr<blocking_state<R>> state_;
 };
 
-// The task that awaits a blocking job on a worker; if it goes away first, the job is abandoned.
+// Abandons the job when the awaiting task's frame is destroyed. It is a parameter of the
+// coroutine, not a local of its body, so it lives in the frame from creation: a task cancelled
+// (aborted, or refused) before its first poll never runs its body, and must abandon all the same.
+template <class R>
+class abandon_on_destroy {
+ public:
+  explicit abandon_on_destroy(std::shared_ptr<blocking_state<R>> state) noexcept : state_(std::move(state)) {}
+  abandon_on_destroy(abandon_on_destroy&& other) noexcept : state_(std::move(other.state_)) {}
+  abandon_on_destroy(const abandon_on_destroy&) = delete;
+  abandon_on_destroy& operator=(const abandon_on_destroy&) = delete;
+  abandon_on_destroy& operator=(abandon_on_destroy&&) = delete;
+  ~abandon_on_destroy() {
+    if (state_) state_->abandon();  // moved-from guards (the argument the frame copied) do nothing
+  }
+  const std::shared_ptr<blocking_state<R>>& state() const noexcept { return state_; }
+
+ private:
+  std::shared_ptr<blocking_state<R>> state_;
+};
+
+template <class R>
+task<R> await_blocking_guarded(abandon_on_destroy<R> guard) {
+  co_return co_await blocking_leaf<R>(guard.state());
+}
+
+// The task that awaits a blocking job on a worker; if it goes away first (even unpolled), the job
+// is abandoned.
 template <class R>
 task<R> await_blocking(std::shared_ptr<blocking_state<R>> state) {
-  struct abandon_on_exit {
-    std::shared_ptr<blocking_state<R>> s;
-    ~abandon_on_exit() { s->abandon(); }
-  } guard{state};
-  co_return co_await blocking_leaf<R>(state);
+  return await_blocking_guarded<R>(abandon_on_destroy<R>(std::move(state)));
 }
 
 }  // namespace detail

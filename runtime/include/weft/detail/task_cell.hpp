@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include <weft/detail/join_handoff.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/expected.hpp>
 #include <weft/join_error.hpp>
@@ -25,43 +26,16 @@ class task_cell final : public task_header {
   ~task_cell() override { WEFT_ASSERT(!root_.valid()); }
 
   // Joiner (any thread). Returns true with the output moved into `out` once the task completed;
-  // otherwise registers `w` to be woken at completion and returns false.
+  // otherwise registers `w` to be woken at completion and returns false. The protocol lives in
+  // join_handoff.hpp (shared with the completer and the Relacy model).
   bool poll_join(const waker& w, std::optional<output_type>& out) {
-    const task_state::word seen = state.load(std::memory_order_acquire);  // pairs with complete's release
-    if (seen & task_state::complete) return take_output(out);
-    if (seen & task_state::join_waker) {
-      // The slot is read-only while join_waker is set; reading it concurrently with the
-      // completer's read (it wakes by reference) is fine.
-      const bool same = join_waker_slot.with([&](const waker& stored) { return stored.will_wake(w); });
-      if (same) return false;
-      if (!state.unset_join_waker()) return take_output(out);  // completed meanwhile
-    }
-    // join_waker is clear and the task not complete: the slot is ours.
-    join_waker_slot.with_mut([&](waker& slot) { slot = w; });
-    if (!state.set_join_waker()) return take_output(out);  // completed before we published
-    return false;
+    return join_handoff::poll_join(state, join_waker_slot, output_, w, out);
   }
 
   // Join handle gone (any thread): the handle's reference is released by the caller.
-  void drop_join_interest() noexcept {
-    const task_state::word prior = state.drop_join_interest();
-    if (prior & task_state::complete) {
-      destroy_output();  // we own it: nobody else reads it any more
-    } else if (prior & task_state::join_waker) {
-      join_waker_slot.with_mut([](waker& slot) { slot.reset(); });  // cleared with the bit: ours
-    }
-  }
+  void drop_join_interest() noexcept { join_handoff::drop_join_interest(state, join_waker_slot, output_); }
 
  private:
-  bool take_output(std::optional<output_type>& out) {
-    output_.with_mut([&](std::optional<output_type>& slot) {
-      WEFT_ASSERT(slot.has_value());  // a handle reads its output at most once
-      out.emplace(std::move(*slot));
-      slot.reset();
-    });
-    return true;
-  }
-
   void store_root_result() noexcept override {
     auto& promise = root_.handle().promise();
     output_.with_mut([&](std::optional<output_type>& slot) {
@@ -83,6 +57,12 @@ class task_cell final : public task_header {
     output_.with_mut([&](std::optional<output_type>& slot) { slot.emplace(unexpected(std::move(error))); });
   }
   void destroy_root() noexcept override { root_.reset(); }
+  std::exception_ptr stored_panic() const noexcept override {
+    return output_.with([](const std::optional<output_type>& slot) -> std::exception_ptr {
+      if (!slot || slot->has_value() || !slot->error().is_panicked()) return nullptr;
+      return slot->error().exception();
+    });
+  }
   void destroy_output() noexcept override {
     output_.with_mut([](std::optional<output_type>& slot) { slot.reset(); });
   }

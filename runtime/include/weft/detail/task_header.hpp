@@ -93,6 +93,8 @@ class task_header : public runnable {
   virtual void destroy_root() noexcept = 0;
   // Destroys a stored output nobody will read.
   virtual void destroy_output() noexcept = 0;
+  // The exception a stored `panicked` output carries (null otherwise).
+  virtual std::exception_ptr stored_panic() const noexcept = 0;
 
   void destroy_output_if_unjoined(task_state::word prior) noexcept;
   friend class join_access;

@@ -67,8 +67,15 @@ class task_state {
     for (;;) {
       word next = cur;
       wake_action action = wake_action::none;
-      if (cur & (complete | scheduled | notified)) return wake_action::none;
-      if (cur & running) {
+      if (cur & complete) return wake_action::none;  // late: no poll will follow, none is needed
+      if (cur & (scheduled | notified)) {
+        // Coalesce, but still through the CAS below (next == cur): a plain load may return a
+        // stale `scheduled` that a poll already consumed (store-buffering: our caller's writes
+        // and that poll's read of them may pass each other), and the wake would be lost. The
+        // read-modify-write reads the latest word, so it is either ordered before the poll's
+        // transition_to_running (which then acquires our writes) or it sees `running` and sets
+        // `notified`. (Found by the Relacy model task_state/wake_vs_poll.)
+      } else if (cur & running) {
         next |= notified;
       } else {
         next |= scheduled;
@@ -76,8 +83,8 @@ class task_state {
         action = wake_action::submit;
       }
       // acq_rel: release publishes the waker's writes to the poll that this wake causes
-      // (paired with the acquire in transition_to_running); acquire orders us after the poll
-      // that last cleared `running`.
+      // (paired with the acquire in transition_to_running, or in transition_to_idle when we set
+      // or re-wrote `notified`); acquire orders us after the poll that last cleared `running`.
       if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
         return action;
       }
@@ -175,7 +182,10 @@ class task_state {
   // Joiner, with the slot written: publishes the waker. Fails (returns false) when the task
   // completed first; the joiner then still owns the slot's content and reads the output.
   bool set_join_waker() noexcept {
-    word cur = word_.load(std::memory_order_relaxed);
+    // acquire: when this load already shows `complete` we return without a CAS and the caller
+    // reads the output, so the load itself must pair with transition_to_complete's release
+    // (found by the Relacy model join_handoff/join_vs_complete: relaxed here races the output).
+    word cur = word_.load(std::memory_order_acquire);
     for (;;) {
       WEFT_ASSERT(cur & join_interest);
       WEFT_ASSERT(!(cur & join_waker));
@@ -192,7 +202,8 @@ class task_state {
   // Joiner: takes the slot back to replace its waker. Fails when the task completed first (the
   // completer then owns the slot).
   bool unset_join_waker() noexcept {
-    word cur = word_.load(std::memory_order_relaxed);
+    // acquire: as in set_join_waker, an early `complete` return leads to the output read.
+    word cur = word_.load(std::memory_order_acquire);
     for (;;) {
       WEFT_ASSERT(cur & join_interest);
       WEFT_ASSERT(cur & join_waker);

@@ -97,6 +97,7 @@ class engine {
   detail::fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);
   void join(detail::fiber_record* f, const std::source_location& loc);
   void detach(detail::fiber_record* f) noexcept;
+  void drop_joinable(detail::fiber_record* f) noexcept;
   bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
   void fail(std::string message);
   bool failed() const noexcept { return !failures_.empty(); }

@@ -55,6 +55,9 @@ void report_failure(const char* what, const std::source_location& loc) noexcept;
 fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);
 void join(fiber_record* fiber, const std::source_location& loc);
 void detach(fiber_record* fiber) noexcept;
+// A platform::thread destroyed or overwritten while joinable (std::thread would terminate):
+// reported as a failure of the run; the fiber runs on, detached.
+void drop_joinable(fiber_record* fiber) noexcept;
 
 // Fiber-local slots: a process-wide index per slot, a per-fiber value.
 std::size_t slot_allocate() noexcept;

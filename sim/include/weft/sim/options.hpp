@@ -32,7 +32,7 @@ struct fault_plan {
 struct options {
   strategy_kind strategy = strategy_kind::random;
   std::uint32_t pct_depth = 3;                 // d: the bug depth PCT targets (d - 1 change points)
-  std::uint64_t pct_steps = 20'000;            // k: the step range change points are drawn from
+  std::uint64_t pct_steps = 1'000;              // k: the step range change points are drawn from
   std::uint64_t step_budget = 5'000'000;       // livelock: more scheduling steps fail the run
   std::uint32_t cores = 4;                     // what hardware_concurrency() answers
   fault_plan faults;
@@ -42,6 +42,10 @@ struct options {
 };
 
 constexpr std::uint32_t ppm_one = 1'000'000;
+
+// The options a run with `seed` actually uses: with `swarm`, each fault kind left at rate 0 is
+// switched on or off, and given a rate, from the seed's swarm stream.
+options resolve(const options& o, std::uint64_t seed);
 
 // "strategy=pct depth=3 pct-steps=20000 step-budget=5000000 cores=4 faults=none params=none"
 std::string describe(const options& o);

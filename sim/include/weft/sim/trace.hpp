@@ -34,9 +34,8 @@ struct trace_event {
   std::uint64_t other = 0;
   std::int64_t value = 0;
   std::int64_t now_ns = 0;
-  std::string op;
-  std::string site;
-  std::string text;
+  std::string op;    // the operation (yield, block) or fault kind, if any
+  std::string line;  // the rendered line (what the hash covers)
 };
 
 // FNV-1a, 64-bit.
@@ -54,8 +53,6 @@ class fnv1a {
   std::uint64_t hash_ = 0xcbf29ce484222325ULL;
 };
 
-// One line, without the newline.
-std::string render(const trace_event& e);
 // "basename:line" of a source_location file name.
 std::string_view basename_of(const char* path) noexcept;
 std::string hex16(std::uint64_t v);

@@ -39,7 +39,7 @@ class thread {
   thread(thread&& other) noexcept : fiber_(std::exchange(other.fiber_, nullptr)) {}
   thread& operator=(thread&& other) noexcept {
     if (this != &other) {
-      if (fiber_ != nullptr) sim::detail::detach(fiber_);  // std::thread would terminate; we report
+      if (fiber_ != nullptr) sim::detail::drop_joinable(fiber_);  // std::thread would terminate
       fiber_ = std::exchange(other.fiber_, nullptr);
     }
     return *this;
@@ -47,13 +47,15 @@ class thread {
   thread(const thread&) = delete;
   thread& operator=(const thread&) = delete;
   ~thread() {
-    if (fiber_ != nullptr) sim::detail::detach(fiber_);
+    if (fiber_ != nullptr) sim::detail::drop_joinable(fiber_);  // std::thread would terminate
   }
 
   bool joinable() const noexcept { return fiber_ != nullptr; }
   void join(std::source_location loc = std::source_location::current()) {
     sim::detail::join(std::exchange(fiber_, nullptr), loc);
   }
+  // Lets the thread run on unowned: the run still waits for it to finish.
+  void detach() noexcept { sim::detail::detach(std::exchange(fiber_, nullptr)); }
 
  private:
   sim::detail::fiber_record* fiber_ = nullptr;

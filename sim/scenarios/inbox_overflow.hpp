@@ -1,0 +1,82 @@
+// inbox_overflow — producers hammer a small-capacity loop inbox while the loop's run() keeps
+// finishing (and so closing the inbox) and starting again.
+//
+// Each submission is answered accepted, `full` or `closed`. Oracle (submissions.hpp): every
+// accepted macrotask ran exactly once; every refused one never ran. The loop's thread runs
+// `rounds` drives, yielding between them, then joins the producers and drives once more:
+// the inbox's close commit guarantees that an accepted item is run before run() returns.
+//
+// Variant `stranded` (test-only, proves the oracle can fail): the loop drains with
+// run_until_stalled() — which never commits a close — and is destroyed while producers still
+// submit, so items accepted after the last drain are destroyed unrun.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <weft/event_loop.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/queue_error.hpp>
+#include <weft/sim/context.hpp>
+#include <weft/sim/oracles/submissions.hpp>
+
+namespace weft::sim::scenarios {
+
+enum class inbox_overflow_variant { correct, stranded };
+
+template <inbox_overflow_variant Variant>
+void inbox_overflow(context& sim) {
+  const auto capacity = static_cast<std::size_t>(sim.param("capacity", static_cast<std::int64_t>(sim.pick(1, 4))));
+  const auto producers = static_cast<std::size_t>(sim.param("producers", static_cast<std::int64_t>(sim.pick(2, 4))));
+  const auto items = static_cast<std::size_t>(sim.param("items", static_cast<std::int64_t>(sim.pick(4, 16))));
+  const auto rounds = static_cast<std::size_t>(sim.param("rounds", static_cast<std::int64_t>(sim.pick(1, 4))));
+
+  oracles::submission_ledger ledger;
+  event_loop::options loop_options;
+  loop_options.inbox_capacity = capacity;
+  std::optional<event_loop> loop(std::in_place, loop_options);
+  thread_handle handle = loop->handle();
+
+  std::vector<platform::thread> threads;
+  for (std::size_t p = 0; p < producers; ++p) {
+    threads.push_back(platform::thread([&, p] {
+      sim.name_thread("producer-" + std::to_string(p));
+      for (std::size_t k = 0; k < items; ++k) {
+        const std::uint64_t id = p * 1'000 + k;
+        const submit_result r = handle.queue_macrotask([&ledger, id] { ledger.ran(id); });
+        if (r) {
+          ledger.accepted(id);
+        } else {
+          ledger.refused(id, r.error());
+          platform::yield_thread();  // back off: let the loop drain
+        }
+      }
+    }));
+  }
+
+  for (std::size_t r = 0; r < rounds; ++r) {
+    if constexpr (Variant == inbox_overflow_variant::correct) {
+      loop->run();
+    } else {
+      loop->run_until_stalled();  // BUG (test-only): drains without committing a close
+    }
+    platform::yield_thread();
+  }
+  if constexpr (Variant == inbox_overflow_variant::correct) {
+    for (auto& t : threads) t.join();
+    loop->run();  // whatever was accepted since the last drive
+    loop.reset();
+  } else {
+    loop.reset();  // BUG (test-only): destroyed while producers still submit
+    for (auto& t : threads) t.join();
+  }
+
+  ledger.check(sim);
+  sim.note("inbox_overflow: " + std::to_string(ledger.count_accepted()) + " accepted, " +
+           std::to_string(ledger.count_refused()) + " refused");
+}
+
+}  // namespace weft::sim::scenarios

@@ -1,0 +1,153 @@
+// wake_storm — several simulated threads wake tasks of one event loop, with duplicate and
+// spurious wakes mixed in.
+//
+// The loop's thread (the scenario's main fiber) block_on()s a task that spawns `tasks` tasks,
+// each awaiting a flag_leaf, and joins them all. `wakers` other threads set the flags (each
+// followed, sometimes, by a duplicate wake) and also wake some *other* task spuriously. A wake
+// only schedules a poll; the leaf decides readiness, so duplicates and spurious wakes must be
+// harmless. Oracle (outcomes.hpp): every task reaches exactly one terminal outcome, `ok`. A lost
+// wake leaves block_on parked with nothing pending: the simulator reports a deadlock.
+//
+// Variant `lost_wake` (test-only, proves the scenario can fail): the leaf checks its flag outside
+// the lock and then publishes its waker without re-checking, so a set-and-wake that lands between
+// the two is lost.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <weft/event_loop.hpp>
+#include <weft/join_handle.hpp>
+#include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/sim/context.hpp>
+#include <weft/sim/oracles/outcomes.hpp>
+#include <weft/task.hpp>
+#include <weft/waker.hpp>
+
+namespace weft::sim::scenarios {
+
+enum class wake_storm_variant { correct, lost_wake };
+
+struct wake_box {
+  struct guarded {
+    bool set = false;
+    waker stored;
+  };
+  sync::mutex lock;
+  sync::cell<guarded> state;
+  sync::atomic<bool> flag{false};  // read without the lock only by the lost_wake variant
+};
+
+template <wake_storm_variant Variant>
+class flag_leaf {
+ public:
+  explicit flag_leaf(wake_box& box) noexcept : box_(box) {}
+
+  bool poll_ready(const waker& w) {
+    if constexpr (Variant == wake_storm_variant::correct) {
+      sync::lock_guard<sync::mutex> hold(box_.lock);
+      return box_.state.with_mut([&](wake_box::guarded& g) {
+        if (g.set) return true;
+        if (!g.stored.will_wake(w)) g.stored = w;
+        return false;
+      });
+    } else {
+      // BUG (test-only): check and publish are not one step under the lock.
+      // acquire: pairs with the release store in set_and_wake.
+      if (box_.flag.load(std::memory_order_acquire)) return true;
+      sync::lock_guard<sync::mutex> hold(box_.lock);
+      box_.state.with_mut([&](wake_box::guarded& g) {
+        if (!g.stored.will_wake(w)) g.stored = w;
+      });
+      return false;
+    }
+  }
+  void await_resume() const noexcept {}
+
+ private:
+  wake_box& box_;
+};
+
+// Sets the flag and takes the waker under the lock; wakes outside it (possibly twice).
+inline void set_and_wake(wake_box& box, bool duplicate) {
+  // release: pairs with the acquire load of the lost_wake variant's leaf.
+  box.flag.store(true, std::memory_order_release);
+  waker w;
+  {
+    sync::lock_guard<sync::mutex> hold(box.lock);
+    box.state.with_mut([&](wake_box::guarded& g) {
+      g.set = true;
+      w = g.stored;
+    });
+  }
+  w.wake();
+  if (duplicate) w.wake();
+}
+
+// Wakes whatever waker the box holds, without setting anything.
+inline void spurious_wake(wake_box& box) {
+  waker w;
+  {
+    sync::lock_guard<sync::mutex> hold(box.lock);
+    box.state.with([&](const wake_box::guarded& g) { w = g.stored; });
+  }
+  w.wake();
+}
+
+template <wake_storm_variant Variant>
+void wake_storm(context& sim) {
+  const auto tasks = static_cast<std::size_t>(sim.param("tasks", static_cast<std::int64_t>(sim.pick(4, 12))));
+  const auto wakers = static_cast<std::size_t>(sim.param("wakers", static_cast<std::int64_t>(sim.pick(1, 3))));
+  std::vector<std::unique_ptr<wake_box>> boxes;
+  for (std::size_t i = 0; i < tasks; ++i) boxes.push_back(std::make_unique<wake_box>());
+  std::vector<bool> duplicate(tasks);
+  for (std::size_t i = 0; i < tasks; ++i) duplicate[i] = sim.chance(1, 3);
+
+  oracles::outcome_ledger outcomes(sim);
+  event_loop loop;
+
+  std::vector<platform::thread> threads;
+  for (std::size_t w = 0; w < wakers; ++w) {
+    threads.push_back(platform::thread([&, w] {
+      sim.name_thread("waker-" + std::to_string(w));
+      for (std::size_t j = w; j < tasks; j += wakers) {
+        platform::yield_thread();
+        set_and_wake(*boxes[j], duplicate[j]);
+        spurious_wake(*boxes[(j + 1) % tasks]);
+      }
+    }));
+  }
+
+  const std::size_t completed = loop.block_on([&]() -> task<std::size_t> {
+    std::vector<join_handle<std::size_t>> handles;
+    for (std::size_t j = 0; j < tasks; ++j) {
+      outcomes.admitted(j, "ok");
+      handles.push_back(loop.spawn([&boxes, j]() -> task<std::size_t> {
+        co_await flag_leaf<Variant>(*boxes[j]);
+        co_return j;
+      }));
+    }
+    std::size_t done = 0;
+    for (std::size_t j = 0; j < tasks; ++j) {
+      auto result = co_await handles[j];
+      if (!result) {
+        outcomes.terminal(j, to_string(result.error().get_kind()));
+      } else if (*result != j) {
+        outcomes.terminal(j, "wrong value " + std::to_string(*result));
+      } else {
+        outcomes.terminal(j, "ok");
+        ++done;
+      }
+    }
+    co_return done;
+  }());
+
+  for (auto& t : threads) t.join();
+  outcomes.check();
+  sim.note("wake_storm: " + std::to_string(completed) + "/" + std::to_string(tasks) + " tasks completed");
+}
+
+}  // namespace weft::sim::scenarios

@@ -1,0 +1,34 @@
+// context.cpp — the scenario's view of its run.
+#include <string>
+
+#include <weft/sim/context.hpp>
+#include <weft/platform/assert.hpp>
+#include <weft/sim/engine.hpp>
+
+namespace weft::sim {
+
+context::context(engine& e, std::uint64_t seed, const options& o)
+    : engine_(e), seed_(seed), options_(o), random_(e.scenario_random().next()) {}
+
+std::uint64_t context::pick(std::uint64_t lo, std::uint64_t hi) {
+  WEFT_ASSERT(lo <= hi);
+  const std::uint64_t v = lo + random_.below(hi - lo + 1);
+  engine_.note("pick " + std::to_string(lo) + ".." + std::to_string(hi) + " -> " + std::to_string(v));
+  return v;
+}
+
+bool context::chance(std::uint64_t numerator, std::uint64_t denominator) {
+  return random_.chance(numerator, denominator);
+}
+
+std::int64_t context::param(std::string_view name, std::int64_t fallback) const {
+  const auto it = options_.params.find(std::string(name));
+  return it == options_.params.end() ? fallback : it->second;
+}
+
+void context::note(std::string_view text) { engine_.note(std::string(text)); }
+void context::fail(std::string_view message) { engine_.fail(std::string(message)); }
+bool context::failed() const noexcept { return engine_.failed(); }
+void context::name_thread(std::string_view name) { engine_.name_current(std::string(name)); }
+
+}  // namespace weft::sim

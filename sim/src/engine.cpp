@@ -1,0 +1,543 @@
+// engine.cpp — the simulation engine and its Boost.Fiber scheduling algorithm (see engine.hpp).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <utility>
+
+#include <boost/fiber/algo/algorithm.hpp>
+#include <boost/fiber/algo/round_robin.hpp>
+#include <boost/fiber/context.hpp>
+#include <boost/fiber/fiber.hpp>
+#include <boost/fiber/fixedsize_stack.hpp>
+#include <boost/fiber/operations.hpp>
+#include <boost/fiber/properties.hpp>
+
+#include <weft/platform/assert.hpp>
+#include <weft/sim/engine.hpp>
+#include <weft/sim/strategy.hpp>
+
+namespace weft::sim {
+
+namespace {
+
+thread_local engine* current_engine = nullptr;
+
+// Stack of every simulated thread. Frames of weft tasks live on the heap; this holds the loop's
+// turn, a poll and whatever the user's synchronous code needs.
+constexpr std::size_t fiber_stack_bytes = 256 * 1024;
+
+struct engine_properties final : boost::fibers::fiber_properties {
+  explicit engine_properties(boost::fibers::context* ctx) : fiber_properties(ctx) {}
+  detail::fiber_record* fiber = nullptr;  // null: the main or dispatcher context
+};
+
+// Boost.Fiber's view of the engine: every decision is delegated.
+class engine_algorithm final : public boost::fibers::algo::algorithm_with_properties<engine_properties> {
+ public:
+  explicit engine_algorithm(engine* e) noexcept : engine_(e) {}
+
+  void awakened(boost::fibers::context* ctx, engine_properties& props) noexcept override {
+    engine_->on_awakened(ctx, props.fiber);
+  }
+  boost::fibers::context* pick_next() noexcept override { return engine_->pick_next(); }
+  bool has_ready_fibers() const noexcept override { return engine_->has_ready(); }
+  // Called by the dispatcher when pick_next() found nothing: every fiber is blocked. The real
+  // time point is ignored: nothing in a run sleeps on the real clock.
+  void suspend_until(const std::chrono::steady_clock::time_point&) noexcept override { engine_->on_idle(); }
+  void notify() noexcept override {}
+  boost::fibers::fiber_properties* new_properties(boost::fibers::context* ctx) override {
+    auto* props = new engine_properties(ctx);
+    props->fiber = engine_->take_pending_spawn(ctx);
+    return props;
+  }
+
+ private:
+  engine* engine_;
+};
+
+void append_uint(std::string& out, std::uint64_t v) {
+  char buf[24];
+  int n = 0;
+  do {
+    buf[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  while (n > 0) out.push_back(buf[--n]);
+}
+void append_int(std::string& out, std::int64_t v) {
+  if (v < 0) {
+    out.push_back('-');
+    append_uint(out, static_cast<std::uint64_t>(-(v + 1)) + 1);
+  } else {
+    append_uint(out, static_cast<std::uint64_t>(v));
+  }
+}
+void append_site(std::string& out, const std::source_location& loc) {
+  out += basename_of(loc.file_name());
+  out.push_back(':');
+  append_uint(out, loc.line());
+}
+
+const char* kind_name(event_kind k) noexcept {
+  switch (k) {
+    case event_kind::spawn: return "spawn";
+    case event_kind::run: return "run";
+    case event_kind::yield: return "yield";
+    case event_kind::block: return "block";
+    case event_kind::wake: return "wake";
+    case event_kind::time: return "time";
+    case event_kind::fault: return "fault";
+    case event_kind::note: return "note";
+    case event_kind::exit: return "exit";
+    case event_kind::fail: return "fail";
+  }
+  return "?";
+}
+
+}  // namespace
+
+engine* engine::current() noexcept { return current_engine; }
+
+instant engine::epoch() noexcept { return instant(std::chrono::seconds(1)); }
+
+engine::engine(std::uint64_t seed, const options& o)
+    : seed_(seed),
+      options_(resolve(o, seed)),
+      schedule_rng_(0),
+      fault_rng_(0),
+      scenario_rng_(0),
+      entropy_rng_(0),
+      now_(epoch()) {
+  std::uint64_t split = seed;
+  schedule_rng_ = platform::random(platform::random::splitmix64(split));
+  fault_rng_ = platform::random(platform::random::splitmix64(split));
+  scenario_rng_ = platform::random(platform::random::splitmix64(split));
+  entropy_rng_ = platform::random(platform::random::splitmix64(split));
+  strategy_ = make_strategy(options_, schedule_rng_);
+  effective_options_ = describe(options_);
+}
+
+engine::~engine() = default;
+
+std::int64_t engine::now_ns() const noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(now_ - epoch()).count();
+}
+
+// ---- trace ------------------------------------------------------------------------------------
+
+void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t other, std::int64_t value,
+                           const char* op, const std::source_location* loc, std::string text) {
+  thread_local std::string line;
+  line.clear();
+  append_uint(line, steps_);
+  line += " t=";
+  append_int(line, now_ns());
+  line.push_back(' ');
+  line += kind_name(kind);
+  switch (kind) {
+    case event_kind::time:
+      line += " -> ";
+      append_int(line, value);
+      break;
+    case event_kind::fail:
+      break;
+    default:
+      line += " f=";
+      append_uint(line, fiber);
+      break;
+  }
+  if (kind == event_kind::spawn || kind == event_kind::wake) {
+    line += " by=";
+    append_uint(line, other);
+  }
+  if (op != nullptr && op[0] != '\0') {
+    line.push_back(' ');
+    line += op;
+  }
+  if (loc != nullptr) {
+    line += " at=";
+    append_site(line, *loc);
+  }
+  if (kind == event_kind::block && value >= 0) {
+    line += " until=";
+    append_int(line, value);
+  }
+  if (!text.empty()) {
+    line.push_back(' ');
+    line += text;
+  }
+  hash_.add(line);
+  hash_.add("\n");
+  if (options_.record_trace) {
+    trace_event e;
+    e.step = steps_;
+    e.kind = kind;
+    e.fiber = fiber;
+    e.other = other;
+    e.value = value;
+    e.now_ns = now_ns();
+    e.op = op != nullptr ? op : "";
+    e.line = line;
+    events_.push_back(std::move(e));
+  }
+}
+
+void engine::note(std::string text) {
+  record_simple(event_kind::note, current_fiber_id(), 0, 0, nullptr, nullptr, std::move(text));
+}
+
+void engine::fail(std::string message) {
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  const std::string first_line = message.substr(0, message.find('\n'));
+  record_simple(event_kind::fail, current_fiber_id(), 0, 0, nullptr, nullptr, first_line);
+  failures_.push_back(std::move(message));
+}
+
+void engine::name_current(std::string name) {
+  if (running_ == nullptr) return;
+  running_->name = std::move(name);
+  record_simple(event_kind::note, running_->id, 0, 0, nullptr, nullptr, "name=" + running_->name);
+}
+
+// ---- run control --------------------------------------------------------------------------------
+
+void engine::execute(std::function<void()> root) {
+  WEFT_ASSERT(current_engine == nullptr);
+  current_engine = this;
+  boost::fibers::use_scheduling_algorithm<engine_algorithm>(this);
+  main_ctx_ = boost::fibers::context::active();
+  detail::fiber_record* first = spawn(std::move(root), std::source_location::current());
+  first->name = "main";
+  main_waiting_ = true;
+  while (!ending_) main_ctx_->suspend();  // woken by the last exit or by an abort
+  main_waiting_ = false;
+  boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
+  current_engine = nullptr;
+}
+
+run_result engine::result() && {
+  run_result r;
+  r.passed = failures_.empty();
+  r.failures = std::move(failures_);
+  r.trace_hash = hash_.value();
+  r.steps = steps_;
+  r.switches = switches_;
+  r.fibers = fibers_.size();
+  r.faults = faults_injected_;
+  r.virtual_elapsed = now_ - epoch();
+  r.effective_options = effective_options_;
+  r.events = std::move(events_);
+  r.fiber_names.push_back("simulator");
+  for (const auto& f : fibers_) r.fiber_names.push_back(f.name);
+  return r;
+}
+
+void engine::abort_run() noexcept {
+  ending_ = true;
+  aborted_ = true;
+  forced_ = nullptr;
+  for (auto* f : ready_) f->state = detail::fiber_state::abandoned;
+  ready_.clear();
+  for (auto& f : fibers_) {
+    if (f.state == detail::fiber_state::blocked) f.state = detail::fiber_state::abandoned;
+  }
+  if (main_waiting_) boost::fibers::context::active()->schedule(main_ctx_);
+}
+
+void engine::abandon_current() noexcept {
+  WEFT_ASSERT(running_ != nullptr);
+  running_->state = detail::fiber_state::abandoned;
+  for (;;) boost::fibers::context::active()->suspend();  // never scheduled again
+}
+
+std::string engine::describe_fibers() const {
+  std::string out;
+  for (const auto& f : fibers_) {
+    if (f.state == detail::fiber_state::finished) continue;
+    out += "  thread ";
+    append_uint(out, f.id);
+    out += " (" + f.name + "): ";
+    switch (f.state) {
+      case detail::fiber_state::blocked:
+      case detail::fiber_state::abandoned:
+        if (f.block_op[0] != '\0' && f.waiting_on != nullptr) {
+          out += "blocked in ";
+          out += f.block_op;
+          out += " at ";
+          append_site(out, f.block_site);
+          out += " (";
+          out += f.block_site.function_name();
+          out += ")";
+        } else {
+          out += "stopped";
+        }
+        break;
+      case detail::fiber_state::ready: out += "ready"; break;
+      case detail::fiber_state::running: out += "running"; break;
+      case detail::fiber_state::finished: break;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// ---- fibers ------------------------------------------------------------------------------------
+
+detail::fiber_record* engine::spawn(std::function<void()> fn, const std::source_location& loc) {
+  fibers_.emplace_back();
+  detail::fiber_record* f = &fibers_.back();
+  f->id = fibers_.size();
+  f->name = "thread-" + std::to_string(f->id);
+  strategy_->on_spawn(*f);
+  ++live_;
+  record_simple(event_kind::spawn, f->id, current_fiber_id(), 0, nullptr, &loc);
+  pending_spawn_ = f;
+  boost::fibers::fiber fiber(boost::fibers::launch::post, std::allocator_arg,
+                             boost::fibers::fixedsize_stack(fiber_stack_bytes),
+                             [this, f, body = std::move(fn)]() mutable { fiber_main(f, body); });
+  WEFT_ASSERT(pending_spawn_ == nullptr);  // bound by new_properties() during the launch
+  WEFT_ASSERT(f->ctx != nullptr);
+  fiber.detach();  // the engine joins through fiber_record::joiners
+  // Creating a thread is a scheduling point of the creator: the new thread may run first.
+  if (running_ != nullptr) yield_point("thread.spawn", loc, false);
+  return f;
+}
+
+detail::fiber_record* engine::take_pending_spawn(boost::fibers::context* ctx) noexcept {
+  if (!ctx->is_context(boost::fibers::type::worker_context)) return nullptr;
+  detail::fiber_record* f = std::exchange(pending_spawn_, nullptr);
+  if (f != nullptr) f->ctx = ctx;
+  return f;
+}
+
+void engine::fiber_main(detail::fiber_record* f, std::function<void()>& fn) noexcept {
+  {
+    std::function<void()> body = std::move(fn);  // destroyed here, while the fiber still counts
+    try {
+      body();
+    } catch (const std::exception& e) {
+      fail("thread " + std::to_string(f->id) + " (" + f->name + ") ended with an exception: " + e.what());
+    } catch (...) {
+      fail("thread " + std::to_string(f->id) + " (" + f->name + ") ended with a non-standard exception");
+    }
+  }
+  fiber_exited(f);
+}
+
+void engine::fiber_exited(detail::fiber_record* f) noexcept {
+  record_simple(event_kind::exit, f->id, 0, 0, nullptr, nullptr);
+  f->state = detail::fiber_state::finished;
+  WEFT_ASSERT(live_ > 0);
+  --live_;
+  notify_all(f->joiners);
+  if (live_ == 0 && !ending_) {
+    ending_ = true;
+    if (main_waiting_) boost::fibers::context::active()->schedule(main_ctx_);
+  }
+}
+
+void engine::join(detail::fiber_record* f, const std::source_location& loc) {
+  if (f == nullptr) {
+    fail("join of a thread that is not joinable at " + std::string(basename_of(loc.file_name())) + ":" +
+         std::to_string(loc.line()));
+    return;
+  }
+  f->joined_or_detached = true;
+  yield_point("thread.join", loc, false);
+  while (f->state != detail::fiber_state::finished) wait(f->joiners, "thread.join", loc, nullptr);
+}
+
+void engine::detach(detail::fiber_record* f) noexcept {
+  if (f != nullptr) f->joined_or_detached = true;
+}
+
+void engine::drop_joinable(detail::fiber_record* f) noexcept {
+  f->joined_or_detached = true;
+  fail("thread " + std::to_string(f->id) + " (" + f->name +
+       ") was dropped while joinable (std::thread would call std::terminate)");
+}
+
+// ---- scheduling points -------------------------------------------------------------------------
+
+void engine::yield_point(const char* op, const std::source_location& loc, bool explicit_yield) noexcept {
+  detail::fiber_record* self = running_;
+  if (self == nullptr || ending_) return;
+  ++steps_;
+  if (steps_ > options_.step_budget) {
+    fail("livelock: the step budget (" + std::to_string(options_.step_budget) +
+         " scheduling points) ran out; thread " + std::to_string(self->id) + " was at " + op + " " +
+         std::string(basename_of(loc.file_name())) + ":" + std::to_string(loc.line()) + "\n" + describe_fibers());
+    abort_run();
+    abandon_current();
+  }
+  strategy_->on_step(steps_, *self);
+  record_simple(event_kind::yield, self->id, 0, 0, op, &loc);
+  if (ready_.empty()) return;
+  const std::size_t pick = strategy_->choose(ready_, explicit_yield ? nullptr : self);
+  if (pick == ready_.size()) return;  // the caller goes on
+  forced_ = ready_[pick];
+  self->state = detail::fiber_state::ready;
+  boost::fibers::context::active()->yield();  // pick_next() returns forced_; we are re-queued
+}
+
+detail::wake_reason engine::wait(detail::wait_list& list, const char* op, const std::source_location& loc,
+                                 const instant* deadline) {
+  detail::fiber_record* self = running_;
+  WEFT_ASSERT(self != nullptr);
+  if (deadline != nullptr && *deadline <= now_) {
+    yield_point(op, loc, false);
+    return detail::wake_reason::timeout;
+  }
+  list.fibers.push_back(self);
+  self->state = detail::fiber_state::blocked;
+  self->block_op = op;
+  self->block_site = loc;
+  self->waiting_on = &list;
+  ++self->block_generation;
+  self->has_deadline = deadline != nullptr;
+  std::int64_t until = -1;
+  if (deadline != nullptr) {
+    self->deadline = *deadline;
+    until = std::chrono::duration_cast<std::chrono::nanoseconds>(*deadline - epoch()).count();
+    timers_.push_back(timer_entry{*deadline, timer_sequence_++, self, self->block_generation});
+    std::push_heap(timers_.begin(), timers_.end(), &later);
+  }
+  record_simple(event_kind::block, self->id, 0, until, op, &loc);
+  boost::fibers::context::active()->suspend();
+  return self->reason;
+}
+
+std::size_t engine::notify_one(detail::wait_list& list) noexcept {
+  if (list.fibers.empty()) return 0;
+  const std::size_t i = list.fibers.size() == 1 ? 0 : static_cast<std::size_t>(schedule_rng_.below(list.fibers.size()));
+  detail::fiber_record* f = list.fibers[i];
+  list.fibers.erase(list.fibers.begin() + static_cast<std::ptrdiff_t>(i));
+  wake(f, detail::wake_reason::notified);
+  return 1;
+}
+
+std::size_t engine::notify_all(detail::wait_list& list) noexcept {
+  std::vector<detail::fiber_record*> woken;
+  woken.swap(list.fibers);
+  for (auto* f : woken) wake(f, detail::wake_reason::notified);
+  return woken.size();
+}
+
+void engine::wake(detail::fiber_record* f, detail::wake_reason why) noexcept {
+  if (f->state != detail::fiber_state::blocked) return;  // abandoned by an abort
+  f->reason = why;
+  f->waiting_on = nullptr;
+  f->has_deadline = false;
+  ++f->block_generation;  // its timer entry, if any, is stale now
+  record_simple(event_kind::wake, f->id, current_fiber_id(), 0,
+                why == detail::wake_reason::timeout ? "timeout" : nullptr, nullptr);
+  f->state = detail::fiber_state::ready;
+  boost::fibers::context::active()->schedule(f->ctx);
+}
+
+bool engine::fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept {
+  if (running_ == nullptr || ending_ || kind >= fault_kinds) return false;
+  yield_point("fault_point", loc, false);
+  const std::uint32_t rate = options_.faults.rate_ppm[kind];
+  if (rate == 0) return false;
+  if (fault_rng_.below(ppm_one) >= rate) return false;
+  ++faults_injected_;
+  record_simple(event_kind::fault, current_fiber_id(), 0, 0, name, &loc);
+  return true;
+}
+
+// ---- the algorithm's side ----------------------------------------------------------------------
+
+bool engine::later(const timer_entry& a, const timer_entry& b) noexcept {
+  return a.deadline != b.deadline ? a.deadline > b.deadline : a.sequence > b.sequence;
+}
+
+void engine::on_awakened(boost::fibers::context* ctx, detail::fiber_record* f) noexcept {
+  if (ctx->is_context(boost::fibers::type::dispatcher_context)) {
+    dispatcher_ready_ = ctx;
+    return;
+  }
+  if (f == nullptr) {
+    main_ready_ = ctx;
+    return;
+  }
+  if (aborted_) {
+    f->state = detail::fiber_state::abandoned;  // a yielder re-queued after the abort
+    return;
+  }
+  f->state = detail::fiber_state::ready;
+  ready_.push_back(f);
+}
+
+boost::fibers::context* engine::pick_next() noexcept {
+  if (!ending_) {
+    detail::fiber_record* next = nullptr;
+    if (forced_ != nullptr) {
+      next = std::exchange(forced_, nullptr);
+      ready_.erase(std::find(ready_.begin(), ready_.end(), next));
+    } else if (!ready_.empty()) {
+      const std::size_t i = strategy_->choose(ready_, nullptr);
+      next = ready_[i];
+      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (next != nullptr) {
+      switch_to(next);
+      return next->ctx;
+    }
+  }
+  running_ = nullptr;
+  if (main_ready_ != nullptr) return std::exchange(main_ready_, nullptr);
+  if (dispatcher_ready_ != nullptr) return std::exchange(dispatcher_ready_, nullptr);
+  return nullptr;
+}
+
+void engine::switch_to(detail::fiber_record* f) noexcept {
+  f->state = detail::fiber_state::running;
+  running_ = f;
+  if (f != last_run_) {
+    ++switches_;
+    last_run_ = f;
+    record_simple(event_kind::run, f->id, 0, 0, nullptr, nullptr);
+  }
+}
+
+bool engine::has_ready() const noexcept {
+  return main_ready_ != nullptr || dispatcher_ready_ != nullptr || (!ending_ && !ready_.empty());
+}
+
+void engine::on_idle() noexcept {
+  if (ending_) return;
+  auto stale = [](const timer_entry& e) {
+    return e.fiber->state != detail::fiber_state::blocked || e.generation != e.fiber->block_generation;
+  };
+  while (!timers_.empty() && stale(timers_.front())) {
+    std::pop_heap(timers_.begin(), timers_.end(), &later);
+    timers_.pop_back();
+  }
+  if (!timers_.empty()) {
+    // Every fiber is blocked: virtual time jumps to the earliest deadline, and every fiber whose
+    // deadline that is (or earlier) times out, in (deadline, arming) order.
+    const instant next = timers_.front().deadline;
+    if (next > now_) {
+      now_ = next;
+      record_simple(event_kind::time, 0, 0, now_ns(), nullptr, nullptr);
+    }
+    while (!timers_.empty() && (stale(timers_.front()) || timers_.front().deadline <= now_)) {
+      const timer_entry e = timers_.front();
+      std::pop_heap(timers_.begin(), timers_.end(), &later);
+      timers_.pop_back();
+      if (stale(e)) continue;
+      auto& waiters = e.fiber->waiting_on->fibers;
+      waiters.erase(std::find(waiters.begin(), waiters.end(), e.fiber));
+      wake(e.fiber, detail::wake_reason::timeout);
+    }
+    return;
+  }
+  if (live_ == 0) return;
+  fail("deadlock: every simulated thread is blocked and no virtual deadline is pending\n" + describe_fibers());
+  abort_run();
+}
+
+}  // namespace weft::sim

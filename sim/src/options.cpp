@@ -1,0 +1,101 @@
+// options.cpp — printing options and resolving swarm fault mixes.
+#include <cstdio>
+#include <string>
+
+#include <weft/platform/random.hpp>
+#include <weft/sim/options.hpp>
+
+namespace weft::sim {
+
+const char* to_string(strategy_kind k) noexcept {
+  switch (k) {
+    case strategy_kind::random: return "random";
+    case strategy_kind::pct: return "pct";
+  }
+  return "?";
+}
+
+bool fault_plan::any() const noexcept {
+  for (const auto r : rate_ppm) {
+    if (r != 0) return true;
+  }
+  return false;
+}
+
+options resolve(const options& o, std::uint64_t seed) {
+  options r = o;
+  if (!o.swarm) return r;
+  // A stream of its own, so the mix does not depend on how the other streams are consumed.
+  std::uint64_t split = seed ^ 0x5a5a5a5a5a5a5a5aULL;
+  platform::random swarm(platform::random::splitmix64(split));
+  static constexpr std::uint32_t rates_ppm[] = {1'000, 10'000, 50'000, 200'000};
+  for (auto& rate : r.faults.rate_ppm) {
+    const bool on = swarm.chance(1, 2);
+    const std::uint32_t chosen = rates_ppm[swarm.below(4)];
+    if (rate == 0 && on) rate = chosen;
+  }
+  return r;
+}
+
+namespace {
+std::string probability(std::uint32_t ppm) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%u.%06u", ppm / ppm_one, ppm % ppm_one);
+  return buf;
+}
+}  // namespace
+
+std::string describe(const options& o) {
+  std::string s = "strategy=";
+  s += to_string(o.strategy);
+  if (o.strategy == strategy_kind::pct) {
+    s += " depth=" + std::to_string(o.pct_depth) + " pct-steps=" + std::to_string(o.pct_steps);
+  }
+  s += " step-budget=" + std::to_string(o.step_budget) + " cores=" + std::to_string(o.cores);
+  s += " faults=";
+  if (!o.faults.any()) {
+    s += "none";
+  } else {
+    bool first = true;
+    for (std::size_t k = 0; k < fault_kinds; ++k) {
+      if (o.faults.rate_ppm[k] == 0) continue;
+      if (!first) s += ",";
+      first = false;
+      s += platform::fault_name(static_cast<platform::fault>(k));
+      s += "=" + probability(o.faults.rate_ppm[k]);
+    }
+  }
+  if (o.swarm) s += " swarm=on";
+  s += " params=";
+  if (o.params.empty()) {
+    s += "none";
+  } else {
+    bool first = true;
+    for (const auto& [k, v] : o.params) {
+      if (!first) s += ",";
+      first = false;
+      s += k + "=" + std::to_string(v);
+    }
+  }
+  return s;
+}
+
+std::string replay_arguments(const options& o) {
+  std::string s = "--strategy ";
+  s += to_string(o.strategy);
+  if (o.strategy == strategy_kind::pct) {
+    s += " --depth " + std::to_string(o.pct_depth) + " --pct-steps " + std::to_string(o.pct_steps);
+  }
+  s += " --step-budget " + std::to_string(o.step_budget) + " --cores " + std::to_string(o.cores);
+  for (std::size_t k = 0; k < fault_kinds; ++k) {
+    if (o.faults.rate_ppm[k] == 0) continue;
+    s += " --fault ";
+    s += platform::fault_name(static_cast<platform::fault>(k));
+    s += "=" + probability(o.faults.rate_ppm[k]);
+  }
+  if (o.swarm) s += " --swarm";
+  for (const auto& [k, v] : o.params) s += " --param " + k + "=" + std::to_string(v);
+  return s;
+}
+
+}  // namespace weft::sim

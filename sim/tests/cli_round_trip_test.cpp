@@ -1,0 +1,70 @@
+// The CLI: run prints a hash and a replay command; the replay command prints the same hash.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+struct output {
+  std::string text;
+  int status = -1;
+};
+
+output shell(const std::string& command) {
+  output out;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out.text += buf;
+  const int status = pclose(pipe);
+  out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+std::string line_value(const std::string& text, const std::string& key) {
+  const auto at = text.find("\n" + key);
+  const auto begin = at == std::string::npos ? (text.rfind(key, 0) == 0 ? 0 : std::string::npos) : at + 1;
+  if (begin == std::string::npos) return "";
+  const auto end = text.find('\n', begin);
+  return text.substr(begin + key.size(), end - begin - key.size());
+}
+
+std::string binary() {
+  const char* path = std::getenv("WEFT_SIM_BIN");
+  return path != nullptr ? path : "";
+}
+
+TEST(cli, run_and_replay_print_the_same_trace_hash) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  for (const char* strategy : {"random", "pct"}) {
+    const output run = shell(binary() + " run --scenario inbox_overflow --seed 42 --strategy " + strategy);
+    ASSERT_EQ(run.status, 0) << run.text;
+    EXPECT_EQ(run.text.rfind("weft-sim: scenario=inbox_overflow seed=42 strategy=", 0), 0u) << run.text;
+    const std::string hash = line_value(run.text, "trace-hash: ");
+    EXPECT_EQ(hash.size(), 16u) << run.text;
+    EXPECT_EQ(line_value(run.text, "outcome: "), "pass");
+    const std::string replay = line_value(run.text, "replay: ");
+    ASSERT_FALSE(replay.empty()) << run.text;
+    const output again = shell(replay);
+    ASSERT_EQ(again.status, 0) << again.text;
+    EXPECT_EQ(line_value(again.text, "trace-hash: "), hash) << again.text;
+  }
+}
+
+TEST(cli, fuzz_reports_its_summary_line_and_check_determinism_passes) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const output fuzz =
+      shell(binary() + " fuzz --scenario wake_storm --seeds 50 --start 10 --jobs 2 --shard 1/2 --check-determinism");
+  ASSERT_EQ(fuzz.status, 0) << fuzz.text;
+  EXPECT_NE(fuzz.text.find("fuzz: 25 seeds, 0 failures, "), std::string::npos) << fuzz.text;
+}
+
+TEST(cli, an_unknown_scenario_is_an_error) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const output r = shell(binary() + " run --scenario no_such_thing --seed 1");
+  EXPECT_EQ(r.status, 2) << r.text;
+}
+
+}  // namespace

@@ -1,0 +1,56 @@
+// Test-only scenarios: the known-bad variants that prove each oracle (and the deadlock and
+// livelock detectors) can fail, plus small scenarios the engine tests use. Never linked into the
+// weft-sim binary.
+#include <chrono>
+
+#include <weft/event_loop.hpp>
+#include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/sim/context.hpp>
+#include <weft/sim/scenario.hpp>
+#include <weft/time.hpp>
+
+#include "../scenarios/inbox_overflow.hpp"
+#include "../scenarios/timer_storm.hpp"
+#include "../scenarios/wake_storm.hpp"
+
+using namespace weft::sim::scenarios;
+
+WEFT_SIM_SCENARIO(wake_storm_lost_wake) (weft::sim::context& sim) {
+  wake_storm<wake_storm_variant::lost_wake>(sim);
+}
+WEFT_SIM_SCENARIO(timer_storm_early) (weft::sim::context& sim) {
+  timer_storm<timer_storm_variant::early>(sim);
+}
+WEFT_SIM_SCENARIO(inbox_overflow_stranded) (weft::sim::context& sim) {
+  inbox_overflow<inbox_overflow_variant::stranded>(sim);
+}
+
+// A wait that nothing will ever notify: every thread blocked, no deadline.
+WEFT_SIM_SCENARIO(test_lost_notify) (weft::sim::context& sim) {
+  weft::sync::mutex lock;
+  weft::sync::condvar cv;
+  bool ready = false;  // under lock
+  weft::platform::thread waiter([&] {
+    sim.name_thread("waiter");
+    weft::sync::unique_lock<weft::sync::mutex> hold(lock);
+    while (!ready) cv.wait(hold);
+  });
+  waiter.join();
+}
+
+// A thread that spins forever: the step budget catches it.
+WEFT_SIM_SCENARIO(test_spin_forever) (weft::sim::context&) {
+  weft::sync::atomic<bool> stop{false};
+  while (!stop.load(std::memory_order_relaxed)) weft::platform::yield_thread();
+}
+
+// One hour of virtual sleep on an event loop.
+WEFT_SIM_SCENARIO(test_sleep_one_hour) (weft::sim::context& sim) {
+  using namespace std::chrono_literals;
+  weft::event_loop loop;
+  const weft::instant before = weft::platform::clock::now();
+  loop.block_on([]() -> weft::task<void> { co_await weft::sleep(1h); }());
+  const weft::instant after = weft::platform::clock::now();
+  if (after - before < 1h) sim.fail("slept less than an hour of virtual time");
+}

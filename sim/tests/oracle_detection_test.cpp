@@ -1,0 +1,81 @@
+// Each oracle catches its known-bad variant, and passes the correct scenario on the same seeds.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+
+#include <string>
+
+#include <weft/sim/run.hpp>
+#include <weft/sim/scenario.hpp>
+
+namespace {
+
+struct detection {
+  std::uint64_t first_failing_seed = 0;
+  std::string failure;
+  bool found = false;
+};
+
+detection fuzz_until_failure(const char* name, std::uint64_t seeds, const weft::sim::options& o = {}) {
+  const weft::sim::scenario* s = weft::sim::registry::global().find(name);
+  EXPECT_NE(s, nullptr) << name;
+  detection d;
+  for (std::uint64_t seed = 0; s != nullptr && seed < seeds; ++seed) {
+    const auto r = weft::sim::run(*s, seed, o);
+    if (r.passed) continue;
+    d = {seed, r.failures.front(), true};
+    std::printf("%s: first failing seed %llu (%s)\n", name, static_cast<unsigned long long>(seed),
+                weft::sim::to_string(o.strategy));
+    break;
+  }
+  return d;
+}
+
+void expect_clean(const char* name, std::uint64_t seeds) {
+  const weft::sim::scenario* s = weft::sim::registry::global().find(name);
+  ASSERT_NE(s, nullptr);
+  for (std::uint64_t seed = 0; seed < seeds; ++seed) {
+    const auto r = weft::sim::run(*s, seed, {});
+    ASSERT_TRUE(r.passed) << name << " seed " << seed << ": " << r.failures.front();
+  }
+}
+
+TEST(oracles, the_timer_oracle_catches_timers_armed_early) {
+  const detection d = fuzz_until_failure("timer_storm_early", 20);
+  ASSERT_TRUE(d.found);
+  EXPECT_NE(d.failure.find("before its deadline"), std::string::npos) << d.failure;
+  expect_clean("timer_storm", 200);
+}
+
+TEST(oracles, the_submission_oracle_catches_accepted_work_stranded_at_shutdown) {
+  const detection d = fuzz_until_failure("inbox_overflow_stranded", 200);
+  ASSERT_TRUE(d.found);
+  EXPECT_NE(d.failure.find("never ran"), std::string::npos) << d.failure;
+  expect_clean("inbox_overflow", 500);
+}
+
+TEST(oracles, the_wake_storm_catches_a_lost_wake_under_both_strategies) {
+  const detection random = fuzz_until_failure("wake_storm_lost_wake", 200);
+  ASSERT_TRUE(random.found);
+  weft::sim::options pct;
+  pct.strategy = weft::sim::strategy_kind::pct;
+  const detection by_pct = fuzz_until_failure("wake_storm_lost_wake", 500, pct);
+  ASSERT_TRUE(by_pct.found);
+  expect_clean("wake_storm", 500);
+}
+
+TEST(oracles, inbox_full_faults_are_injected_and_stay_within_the_oracle) {
+  const weft::sim::scenario* s = weft::sim::registry::global().find("inbox_overflow");
+  ASSERT_NE(s, nullptr);
+  weft::sim::options o;
+  o.faults.rate_ppm[static_cast<std::size_t>(weft::platform::fault::inbox_full)] = 200'000;
+  std::uint64_t injected = 0;
+  for (std::uint64_t seed = 0; seed < 100; ++seed) {
+    const auto r = weft::sim::run(*s, seed, o);
+    ASSERT_TRUE(r.passed) << r.failures.front();
+    injected += r.faults;
+  }
+  EXPECT_GT(injected, 0u);
+}
+
+}  // namespace
