@@ -42,7 +42,7 @@ void inbox_overflow(context& sim) {
 
   std::vector<platform::thread> threads;
   for (std::size_t p = 0; p < producers; ++p) {
-    threads.push_back(platform::thread([&, p] {
+    threads.push_back(sim.start_thread([&, p] {
       sim.name_thread("producer-" + std::to_string(p));
       for (std::size_t k = 0; k < items; ++k) {
         const std::uint64_t id = p * 1'000 + k;

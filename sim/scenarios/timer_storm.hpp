@@ -53,7 +53,7 @@ void timer_storm(context& sim) {
   thread_handle handle = loop.handle();
   std::vector<duration> remote_delays;
   for (std::size_t k = 0; k < remote; ++k) remote_delays.push_back(random_delay());
-  platform::thread remote_thread([&] {
+  platform::thread remote_thread = sim.start_thread([&] {
     sim.name_thread("remote");
     for (std::size_t k = 0; k < remote_delays.size(); ++k) {
       platform::yield_thread();

@@ -111,7 +111,7 @@ void wake_storm(context& sim) {
 
   std::vector<platform::thread> threads;
   for (std::size_t w = 0; w < wakers; ++w) {
-    threads.push_back(platform::thread([&, w] {
+    threads.push_back(sim.start_thread([&, w] {
       sim.name_thread("waker-" + std::to_string(w));
       for (std::size_t j = w; j < tasks; j += wakers) {
         platform::yield_thread();

@@ -26,7 +26,7 @@ TEST(deadlock, every_thread_blocked_without_a_deadline_is_reported_with_sites) {
 TEST(deadlock, a_lost_wake_in_production_code_is_reported_with_the_loop_parked) {
   const weft::sim::scenario* s = weft::sim::registry::global().find("wake_storm_lost_wake");
   ASSERT_NE(s, nullptr);
-  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+  for (std::uint64_t seed = 0; seed < 1000; ++seed) {
     const auto r = weft::sim::run(*s, seed, {});
     if (r.passed) continue;
     const std::string& report = r.failures.front();
@@ -35,7 +35,7 @@ TEST(deadlock, a_lost_wake_in_production_code_is_reported_with_the_loop_parked) 
     EXPECT_NE(report.find("condvar.wait at parker.hpp:"), std::string::npos) << report;
     return;
   }
-  FAIL() << "the lost wake was not found in 200 seeds";
+  FAIL() << "the lost wake was not found in 1000 seeds";
 }
 
 TEST(livelock, the_step_budget_stops_a_thread_that_never_blocks) {

@@ -55,11 +55,11 @@ TEST(oracles, the_submission_oracle_catches_accepted_work_stranded_at_shutdown) 
 }
 
 TEST(oracles, the_wake_storm_catches_a_lost_wake_under_both_strategies) {
-  const detection random = fuzz_until_failure("wake_storm_lost_wake", 200);
+  const detection random = fuzz_until_failure("wake_storm_lost_wake", 1000);
   ASSERT_TRUE(random.found);
   weft::sim::options pct;
   pct.strategy = weft::sim::strategy_kind::pct;
-  const detection by_pct = fuzz_until_failure("wake_storm_lost_wake", 500, pct);
+  const detection by_pct = fuzz_until_failure("wake_storm_lost_wake", 2000, pct);
   ASSERT_TRUE(by_pct.found);
   expect_clean("wake_storm", 500);
 }

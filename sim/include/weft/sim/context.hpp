@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include <weft/platform/clock.hpp>
 #include <weft/platform/random.hpp>
+#include <weft/platform/thread.hpp>
 #include <weft/sim/options.hpp>
 
 namespace weft::sim {
@@ -43,6 +45,20 @@ class context {
   // Names the calling fiber in traces ("producer-2").
   void name_thread(std::string_view name);
   instant now() const noexcept { return platform::clock::now(); }
+
+  // Starts a platform::thread, retrying when the fault plan injects `worker_start_failure`
+  // (up to `attempts` times; then the last std::system_error propagates).
+  template <class F>
+  platform::thread start_thread(F fn, int attempts = 1'000) {
+    for (int i = 1;; ++i) {
+      try {
+        return platform::thread(fn);
+      } catch (const std::system_error&) {
+        if (i >= attempts) throw;
+        note("thread start failed; retrying");
+      }
+    }
+  }
 
  private:
   engine& engine_;
