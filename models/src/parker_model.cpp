@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
       {
           {"park_then_read", &run_test<park_then_read>, {search::full()}},
           {"park_until_then_park", &run_test<park_until_then_park>,
-           {search::context_bound(2), search::random(100000)}},
-          {"park_twice", &run_test<park_twice>, {search::context_bound(2), search::random(100000)}},
+           {search::context_bound(3), search::random(100000)}},
+          {"park_twice", &run_test<park_twice>, {search::context_bound(3), search::random(100000)}},
       });
 }

@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
   return weft::models::run_model(
       "remote_inbox", argc, argv,
       {
-          {"bound_and_bypass", &run_test<bound_and_bypass>, {search::context_bound(2), search::random(100000)}},
-          {"close_commit", &run_test<close_commit>, {search::context_bound(2), search::random(100000)}},
+          {"bound_and_bypass", &run_test<bound_and_bypass>, {search::context_bound(3), search::random(100000)}},
+          {"close_commit", &run_test<close_commit>, {search::context_bound(3), search::random(100000)}},
       });
 }

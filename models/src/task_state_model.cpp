@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   return weft::models::run_model(
       "task_state", argc, argv,
       {
-          {"wake_vs_poll", &run_test<wake_vs_poll>, {search::context_bound(2), search::random(100000)}},
-          {"wake_vs_abort", &run_test<wake_vs_abort>, {search::context_bound(1), search::random(100000)}},
+          {"wake_vs_poll", &run_test<wake_vs_poll>, {search::context_bound(3), search::random(100000)}},
+          {"wake_vs_abort", &run_test<wake_vs_abort>, {search::context_bound(2), search::random(100000)}},
       });
 }

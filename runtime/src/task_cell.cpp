@@ -121,7 +121,6 @@ void task_header::complete(bool from_idle) noexcept {
   // The frame is gone and the output stored. Unlink from the owner's task list first (the list's
   // reference is released last, below).
   if (adopted_) owner_->loop->task_finished(this);
-  if (owner_->counter) owner_->counter->finished();
   // Publish `complete`; destroy the output if the handle is gone, else wake the joiner
   // (join_handoff.hpp).
   join_handoff::complete(state, join_waker_slot, from_idle, [this]() noexcept {
@@ -132,6 +131,9 @@ void task_header::complete(bool from_idle) noexcept {
     }
     destroy_output();
   });
+  // After `complete` is published: a drain that sees the count reach zero must find every
+  // handle finished. (The cell is still alive: the list's reference is released below.)
+  if (owner_->counter) owner_->counter->finished();
   release();  // the owned-task list's reference
 }
 
