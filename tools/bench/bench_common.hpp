@@ -1,0 +1,126 @@
+// tools/bench/bench_common.hpp — what the C++ scenario programs (weft, Asio) share, mirrored in
+// Rust by peers/common/bench_common.rs: arguments, the result line, medians, the CPU kernel,
+// resident memory, and a probe for the size of a coroutine frame.
+//
+// Arguments: [--scale F] [--scenario NAME|all] [--list]. --scale multiplies every iteration count
+// (at least 1 of each), so the test suite can run a tiny version; the work per item never changes.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <unistd.h>
+
+namespace bench {
+
+inline constexpr const char* scenario_names[] = {"spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong",
+                                                 "timers_100k",  "cpu_scaling",     "task_memory"};
+
+// The ~50 us integer-hash kernel of cpu_scaling (~5.6 ns per iteration on the reference machine).
+// The Rust peers use the same constants and count (peers/common/bench_common.rs).
+inline constexpr std::uint64_t kernel_iterations = 9'000;
+
+inline std::uint64_t kernel(std::uint64_t seed) noexcept {
+  std::uint64_t x = seed;
+  for (std::uint64_t i = 0; i < kernel_iterations; ++i) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    x += i;
+  }
+  return x;
+}
+
+struct args {
+  double scale = 1.0;
+  std::string scenario = "all";
+
+  bool wants(std::string_view name) const { return scenario == "all" || scenario == name; }
+  // `base` scaled by --scale, at least 1.
+  std::size_t count(std::size_t base) const {
+    return static_cast<std::size_t>(std::max(1.0, std::round(static_cast<double>(base) * scale)));
+  }
+};
+
+inline args parse_args(int argc, char** argv) {
+  args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--scale" && i + 1 < argc) {
+      a.scale = std::strtod(argv[++i], nullptr);
+    } else if (arg == "--scenario" && i + 1 < argc) {
+      a.scenario = argv[++i];
+    } else if (arg == "--list") {
+      for (const char* s : scenario_names) std::printf("%s\n", s);
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "usage: %s [--scale F] [--scenario NAME|all] [--list]   (unknown: %s)\n", argv[0], argv[i]);
+      std::exit(2);
+    }
+  }
+  if (!(a.scale > 0)) {
+    std::fprintf(stderr, "--scale must be positive\n");
+    std::exit(2);
+  }
+  const bool known = a.scenario == "all" || std::any_of(std::begin(scenario_names), std::end(scenario_names),
+                                                        [&](const char* s) { return a.scenario == s; });
+  if (!known) {
+    std::fprintf(stderr, "unknown scenario %s\n", a.scenario.c_str());
+    std::exit(2);
+  }
+  return a;
+}
+
+inline void report(const char* scenario, const char* runtime, double value, const char* unit) {
+  std::printf("scenario=%s runtime=%s value=%.3f unit=%s\n", scenario, runtime, value, unit);
+  std::fflush(stdout);
+}
+
+[[noreturn]] inline void fail(const char* scenario, const char* what) {
+  std::fprintf(stderr, "%s: %s\n", scenario, what);
+  std::exit(1);
+}
+
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+using wall = std::chrono::steady_clock;
+inline double ns_since(wall::time_point t0) { return std::chrono::duration<double, std::nano>(wall::now() - t0).count(); }
+
+// Resident set size of this process in bytes (/proc/self/statm, second field).
+inline std::uint64_t rss_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  unsigned long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%llu %llu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? resident * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// The size of the last ::operator new request made on this thread. Each C++ scenario program
+// replaces the global operator new with one that records it (bench_alloc_probe.hpp), so a
+// coroutine's frame size can be read right after the call that created the frame.
+inline thread_local std::size_t last_allocation_bytes = 0;
+
+// Ends the process after task_memory: 1,000,000 parked tasks are not torn down (the same in every
+// program of the comparison).
+[[noreturn]] inline void quick_exit_ok() {
+  std::fflush(stdout);
+  std::_Exit(0);
+}
+
+}  // namespace bench

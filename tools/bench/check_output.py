@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Runs a bench program and checks the shape of what it prints (never its numbers' size).
+
+  check_output.py --runtime NAME -- PROGRAM ARGS...      scenario lines (see README.md)
+  check_output.py --google-benchmark -- PROGRAM ARGS...  a Google Benchmark binary
+
+Scenario mode: exit status 0; every stdout line is exactly
+`scenario=<name> runtime=<NAME> value=<number> unit=<unit>` with a finite number; every figure
+of issue 7 appears once. Google Benchmark mode: exit status 0, JSON output, no benchmark
+reported an error. Used by the meson 'bench' suite with tiny counts.
+"""
+import json
+import math
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9]+(?:\.[0-9]+)?) unit=(\S+)$")
+FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "timers_100k",
+           "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_overhead"]
+
+
+def fail(msg):
+    print("check_output: FAIL: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def parse_lines(text, runtime=None):
+    """Returns {figure: (value, unit)}; raises ValueError on a malformed or duplicate line."""
+    seen = {}
+    for raw in text.splitlines():
+        m = LINE.match(raw)
+        if not m:
+            raise ValueError("malformed line: %r" % raw)
+        name, rt, value, unit = m.group(1), m.group(2), float(m.group(3)), m.group(4)
+        if runtime is not None and rt != runtime:
+            raise ValueError("runtime=%s, expected %s: %r" % (rt, runtime, raw))
+        if not math.isfinite(value):
+            raise ValueError("not a finite number: %r" % raw)
+        if name in seen:
+            raise ValueError("figure printed twice: %s" % name)
+        seen[name] = (value, unit)
+    return seen
+
+
+def main(argv):
+    if "--" not in argv:
+        fail("usage: check_output.py (--runtime NAME | --google-benchmark) -- PROGRAM ARGS...")
+    split = argv.index("--")
+    opts, cmd = argv[:split], argv[split + 1:]
+    if "--google-benchmark" in opts:
+        proc = subprocess.run(cmd + ["--benchmark_format=json"], capture_output=True, text=True, timeout=300)
+        sys.stderr.write(proc.stderr)
+        if proc.returncode != 0:
+            fail("exit status %d" % proc.returncode)
+        report = json.loads(proc.stdout)
+        benches = report.get("benchmarks", [])
+        if not benches:
+            fail("no benchmarks ran")
+        for b in benches:
+            if b.get("error_occurred"):
+                fail("%s: %s" % (b.get("name"), b.get("error_message")))
+        print("check_output: %d benchmarks ran" % len(benches))
+        return
+    runtime = opts[opts.index("--runtime") + 1]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    sys.stdout.write(proc.stdout)
+    sys.stderr.write(proc.stderr)
+    if proc.returncode != 0:
+        fail("exit status %d" % proc.returncode)
+    try:
+        seen = parse_lines(proc.stdout, runtime)
+    except ValueError as e:
+        fail(str(e))
+    missing = [f for f in FIGURES if f not in seen]
+    if missing:
+        fail("missing figures: " + ", ".join(missing))
+    print("check_output: %d well-formed figures" % len(seen))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# tools/bench/compare.sh — weft side by side with tokio, smol's async-executor and Boost.Asio.
+#
+#   tools/bench/compare.sh [--rounds N] [--scale F] [--no-install]
+#
+# 1. installs what it needs from Debian (as root; otherwise it only reports what is missing);
+# 2. builds weft (release, `real` flavor) in build-bench/, the Rust peers offline from Debian's
+#    packaged crates (tools/bench/peers/{tokio,smol}/.cargo/config.toml), the Asio peer with g++;
+# 3. runs every scenario for every runtime interleaved — per round, per scenario, each runtime in
+#    turn, the order rotated each round — so slow drifts of a shared machine hit all alike;
+# 4. prints the machine, then a table of medians and weft/peer ratios (summarize.py).
+# Bounded: each program run has a 120 s timeout and no new round starts when the previous one
+# would not fit in the 15-minute budget (builds included). Raw lines and the table are kept in
+# build-bench/compare/.
+set -euo pipefail
+
+rounds=5
+scale=1
+install=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds="$2"; shift 2 ;;
+    --scale) scale="$2"; shift 2 ;;
+    --no-install) install=0; shift ;;
+    *) echo "usage: $0 [--rounds N] [--scale F] [--no-install]" >&2; exit 2 ;;
+  esac
+done
+
+budget_s=870  # 14.5 minutes
+start_s=$(date +%s)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bench="$root/tools/bench"
+build="$root/build-bench"
+out="$build/compare"
+log() { printf 'compare: [%4ds] %s\n' "$(( $(date +%s) - start_s ))" "$*" >&2; }
+
+# ---- 1. dependencies -------------------------------------------------------------------------
+packages=(meson ninja-build g++ pkg-config python3 libbenchmark-dev libboost-dev cargo rustc
+          librust-tokio-dev librust-async-executor-dev librust-async-io-dev librust-async-channel-dev
+          librust-futures-lite-dev)
+if [ "$install" = 1 ]; then
+  missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "compare: missing packages (run as root to install): ${missing[*]}" >&2
+      exit 1
+    fi
+    log "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+fi
+
+# ---- 2. builds -------------------------------------------------------------------------------
+log "building weft (release, real flavor)"
+meson_opts=(--buildtype=release -Dflavors=real -Dtests=false -Dexamples=false)
+if [ -d "$build/meson-info" ]; then
+  meson setup --reconfigure "$build" "$root" "${meson_opts[@]}" >/dev/null
+else
+  meson setup "$build" "$root" "${meson_opts[@]}" >/dev/null
+fi
+ninja -C "$build" -j2 tools/bench/weft-bench-scenarios >/dev/null
+
+log "building the tokio and async-executor peers (cargo, offline, Debian's crates)"
+for peer in tokio smol; do
+  (cd "$bench/peers/$peer" && cargo build --release --offline -j 2 --quiet)
+done
+
+log "building the Asio peer"
+mkdir -p "$build/peers"
+g++ -std=c++20 -O3 -DNDEBUG -pthread "$bench/peers/asio/asio_scenarios.cpp" -o "$build/peers/weft-bench-asio"
+
+declare -A program=(
+  [weft]="$build/tools/bench/weft-bench-scenarios"
+  [tokio]="$bench/peers/tokio/target/release/weft-bench-tokio"
+  [async-executor]="$bench/peers/smol/target/release/weft-bench-smol"
+  [asio]="$build/peers/weft-bench-asio"
+)
+runtimes=(weft tokio async-executor asio)
+scenarios=(spawn_join_1 spawn_join_1024 yield_storm ping_pong timers_100k cpu_scaling task_memory)
+
+# ---- 3. interleaved runs ---------------------------------------------------------------------
+mkdir -p "$out"
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+raw="$out/raw-$stamp.txt"
+: >"$raw"
+round_s=0
+for ((r = 0; r < rounds; r++)); do
+  now=$(( $(date +%s) - start_s ))
+  if [ "$r" -gt 0 ] && [ $(( now + round_s + round_s / 4 )) -gt "$budget_s" ]; then
+    log "stopping after $r rounds: another would exceed the ${budget_s}s budget"
+    break
+  fi
+  round_start=$(date +%s)
+  log "round $((r + 1))/$rounds"
+  for s in "${scenarios[@]}"; do
+    for ((k = 0; k < ${#runtimes[@]}; k++)); do
+      rt=${runtimes[$(( (k + r) % ${#runtimes[@]} ))]}
+      if ! timeout 120 "${program[$rt]}" --scenario "$s" --scale "$scale" >>"$raw" 2>>"$out/stderr-$stamp.txt"; then
+        log "$rt $s failed or timed out (see $out/stderr-$stamp.txt)"
+      fi
+    done
+  done
+  round_s=$(( $(date +%s) - round_start ))
+done
+
+# ---- 4. report -------------------------------------------------------------------------------
+{
+  echo "## Machine"
+  echo
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "- nproc: $(nproc); CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+  echo "- kernel: $(uname -sr); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "- compilers: $(g++ --version | head -1); $(rustc --version); $(cargo --version)"
+  echo "- crates: tokio 1.24.2, async-executor 1.5.0, async-io 1.11.0 (Debian); Boost $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp)"
+  echo "- scale: $scale; wall time of this comparison: $(( $(date +%s) - start_s )) s"
+  echo
+  echo "## Results"
+  echo
+  python3 "$bench/summarize.py" "$raw"
+} | tee "$out/table-$stamp.md"
+log "raw lines: $raw"

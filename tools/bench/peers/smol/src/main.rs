@@ -1,0 +1,235 @@
+// weft-bench-smol — issue 7's scenarios on smol's async-executor: one shared `Executor` run by 2
+// threads (each `async_io::block_on(ex.run(..))`, as smol does, so idle threads drive async-io's
+// timer reactor). Prints `scenario=<name> runtime=async-executor value=<number> unit=<unit>`.
+// The workloads mirror tools/bench/weft_scenarios.cpp; see tools/bench/README.md.
+#[path = "../../common/bench_common.rs"]
+mod common;
+
+use async_executor::Executor;
+use common::*;
+use futures_lite::future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const RT: &str = "async-executor";
+
+// An executor with `workers` threads; dropping it stops and joins them.
+struct Pool {
+    ex: &'static Executor<'static>,
+    stop: Option<async_channel::Sender<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Pool {
+    fn new(workers: usize) -> Pool {
+        // Leaked so tasks can capture `&'static Executor` to spawn from inside (a few per run).
+        let ex: &'static Executor<'static> = Box::leak(Box::new(Executor::new()));
+        let (tx, rx) = async_channel::bounded::<()>(1);
+        let threads = (0..workers)
+            .map(|_| {
+                let rx = rx.clone();
+                std::thread::spawn(move || {
+                    async_io::block_on(ex.run(async move {
+                        let _ = rx.recv().await; // ends when the sender is dropped
+                    }))
+                })
+            })
+            .collect();
+        Pool { ex, stop: Some(tx), threads }
+    }
+    // Runs `body` as a task on the executor and blocks the caller until it finished.
+    fn run_in_task<T: Send + 'static>(&self, body: impl std::future::Future<Output = T> + Send + 'static) -> T {
+        future::block_on(self.ex.spawn(body))
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        for t in self.threads.drain(..) {
+            t.join().unwrap();
+        }
+    }
+}
+
+fn spawn_join_1(a: &Args) {
+    let pool = Pool::new(2);
+    let n = a.count(20_000);
+    let mut samples = Vec::with_capacity(n);
+    for i in 0..n {
+        let t0 = Instant::now();
+        let v = future::block_on(pool.ex.spawn(async move { i }));
+        samples.push(t0.elapsed().as_nanos() as f64);
+        assert_eq!(v, i);
+    }
+    report("spawn_join_1", RT, median(samples), "ns");
+}
+
+fn spawn_join_1024(a: &Args) {
+    let pool = Pool::new(2);
+    let ex = pool.ex;
+    let batches = a.count(200);
+    let samples = pool.run_in_task(async move {
+        let mut samples = Vec::with_capacity(batches);
+        for _ in 0..batches {
+            let t0 = Instant::now();
+            let handles: Vec<_> = (0..1024u64).map(|i| ex.spawn(async move { i })).collect();
+            let mut sum = 0;
+            for h in handles {
+                sum += h.await;
+            }
+            samples.push(t0.elapsed().as_nanos() as f64 / 1e3);
+            assert_eq!(sum, 1023 * 1024 / 2);
+        }
+        samples
+    });
+    report("spawn_join_1024", RT, median(samples), "us");
+}
+
+fn yield_storm(a: &Args) {
+    let pool = Pool::new(2);
+    let ex = pool.ex;
+    let reps = a.count(20);
+    let tasks = a.count(10_000);
+    let samples = pool.run_in_task(async move {
+        let mut samples = Vec::with_capacity(reps);
+        for _ in 0..reps {
+            let t0 = Instant::now();
+            let handles: Vec<_> = (0..tasks)
+                .map(|_| {
+                    ex.spawn(async {
+                        for _ in 0..8 {
+                            future::yield_now().await;
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.await;
+            }
+            samples.push(t0.elapsed().as_nanos() as f64 / 1e6);
+        }
+        samples
+    });
+    report("yield_storm", RT, median(samples), "ms");
+}
+
+fn ping_pong(a: &Args) {
+    let pool = Pool::new(2);
+    let n = a.count(100_000) as u64;
+    let to_b = Arc::new(Mailbox::new());
+    let to_a = Arc::new(Mailbox::new());
+    let t0 = Instant::now();
+    // async-executor has one shared queue: it cannot pin a task to a thread; either thread may
+    // run either task.
+    let b = {
+        let (to_b, to_a) = (to_b.clone(), to_a.clone());
+        pool.ex.spawn(async move {
+            for _ in 0..n {
+                let v = to_b.recv().await;
+                to_a.send(v);
+            }
+        })
+    };
+    let a_task = pool.ex.spawn(async move {
+        for i in 0..n {
+            to_b.send(i);
+            let v = to_a.recv().await;
+            assert_eq!(v, i);
+        }
+    });
+    future::block_on(a_task);
+    future::block_on(b);
+    report("ping_pong", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
+}
+
+fn timers_100k(a: &Args) {
+    let pool = Pool::new(2);
+    let ex = pool.ex;
+    let n = a.count(100_000);
+    let ms = pool.run_in_task(async move {
+        let t0 = Instant::now();
+        let handles: Vec<_> = (0..n)
+            .map(|_| {
+                ex.spawn(async {
+                    async_io::Timer::after(Duration::from_millis(1)).await;
+                })
+            })
+            .collect();
+        for h in handles {
+            h.await;
+        }
+        t0.elapsed().as_nanos() as f64 / 1e6
+    });
+    report("timers_100k", RT, ms, "ms");
+}
+
+fn cpu_tasks_per_s(workers: usize, n: usize) -> f64 {
+    let pool = Pool::new(workers);
+    let ex = pool.ex;
+    pool.run_in_task(async move {
+        let t0 = Instant::now();
+        let handles: Vec<_> = (0..n as u64).map(|i| ex.spawn(async move { kernel(i) })).collect();
+        let mut acc = 0u64;
+        for h in handles {
+            acc ^= h.await;
+        }
+        let s = t0.elapsed().as_secs_f64();
+        assert!(acc != 1); // keeps the results alive
+        n as f64 / s
+    })
+}
+
+fn cpu_scaling(a: &Args) {
+    let n = a.count(2_000);
+    let one = cpu_tasks_per_s(1, n);
+    let two = cpu_tasks_per_s(2, n);
+    report("cpu_1w", RT, one, "tasks/s");
+    report("cpu_2w", RT, two, "tasks/s");
+    report("cpu_speedup", RT, two / one, "x");
+}
+
+static PARKED: AtomicUsize = AtomicUsize::new(0);
+
+async fn parked_task() {
+    PARKED.fetch_add(1, Ordering::Relaxed);
+    future::pending::<()>().await
+}
+
+// Ends the process: 1,000,000 parked tasks are not torn down (the same in every program).
+fn task_memory(a: &Args) -> ! {
+    let pool = Pool::new(2);
+    let ex = pool.ex;
+    let n = a.count(1_000_000);
+    pool.run_in_task(async {}); // threads started and warm
+    let before = rss_bytes();
+    pool.run_in_task(async move {
+        for _ in 0..n {
+            ex.spawn(parked_task()).detach();
+        }
+    });
+    while PARKED.load(Ordering::Relaxed) < n {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let after = rss_bytes();
+    let per_task = (after.saturating_sub(before)) as f64 / n as f64;
+    let frame = std::mem::size_of_val(&parked_task()) as f64;
+    report("task_memory", RT, per_task, "bytes");
+    report("task_memory_frame", RT, frame, "bytes");
+    report("task_memory_overhead", RT, per_task - frame, "bytes");
+    use std::io::Write;
+    std::io::stdout().flush().unwrap();
+    std::process::exit(0);
+}
+
+fn main() {
+    let a = parse_args();
+    if a.wants("spawn_join_1") { spawn_join_1(&a); }
+    if a.wants("spawn_join_1024") { spawn_join_1024(&a); }
+    if a.wants("yield_storm") { yield_storm(&a); }
+    if a.wants("ping_pong") { ping_pong(&a); }
+    if a.wants("timers_100k") { timers_100k(&a); }
+    if a.wants("cpu_scaling") { cpu_scaling(&a); }
+    if a.wants("task_memory") { task_memory(&a); }
+}

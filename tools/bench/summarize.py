@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Turns compare.sh's raw result lines into the table of medians and weft/peer ratios.
+
+  summarize.py RAW_FILE [--machine FILE]
+
+RAW_FILE holds `scenario=... runtime=... value=... unit=...` lines from every round (other lines
+are ignored). Prints a Markdown table: the median of each figure per runtime (over rounds), the
+number of rounds, weft/peer ratios, and issue 7's target against tokio with met / MISSED.
+"""
+import re
+import statistics
+import sys
+
+LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9.]+) unit=(\S+)$")
+RUNTIMES = ["weft", "tokio", "async-executor", "asio"]
+FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "timers_100k",
+           "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_overhead"]
+HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
+# Issue 7, item 5: (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
+TARGETS = {
+    "spawn_join_1": ("ratio_max", 0.8),
+    "spawn_join_1024": ("ratio_max", 0.5),
+    "yield_storm": ("ratio_max", 0.5),
+    "ping_pong": ("ratio_max", 0.8),
+    "timers_100k": ("ratio_max", 0.5),
+    "cpu_speedup": ("abs_min", 1.9),
+    "task_memory": ("ratio_max", 0.5),
+}
+
+
+def load(path):
+    values, units = {}, {}
+    with open(path) as f:
+        for raw in f:
+            m = LINE.match(raw.strip())
+            if not m:
+                continue
+            fig, rt, v, unit = m.group(1), m.group(2), float(m.group(3)), m.group(4)
+            values.setdefault((fig, rt), []).append(v)
+            units[fig] = unit
+    return values, units
+
+
+def fmt(v):
+    if v is None:
+        return "—"
+    if abs(v) >= 1000:
+        return "{:,.0f}".format(v)
+    if abs(v) >= 10:
+        return "{:.1f}".format(v)
+    return "{:.3g}".format(v)
+
+
+def main(argv):
+    values, units = load(argv[0])
+    med = {k: statistics.median(v) for k, v in values.items()}
+    rounds = {k: len(v) for k, v in values.items()}
+    peers = [r for r in RUNTIMES[1:]]
+    head = ["figure", "unit"] + ["%s (n)" % r for r in RUNTIMES] + ["weft/%s" % p for p in peers] + ["target (issue 7)", "verdict"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for fig in FIGURES:
+        if not any((fig, r) in med for r in RUNTIMES):
+            continue
+        row = [fig, units.get(fig, "")]
+        for r in RUNTIMES:
+            v = med.get((fig, r))
+            row.append("%s (%d)" % (fmt(v), rounds[(fig, r)]) if v is not None else "—")
+        w = med.get((fig, "weft"))
+        for p in peers:
+            pv = med.get((fig, p))
+            row.append("%.2f" % (w / pv) if w is not None and pv else "—")
+        target, verdict = "", ""
+        if fig in TARGETS and w is not None:
+            kind, bound = TARGETS[fig]
+            if kind == "ratio_max":
+                t = med.get((fig, "tokio"))
+                target = "weft/tokio ≤ %.1f" % bound
+                if t:
+                    verdict = "met" if w / t <= bound else "MISSED"
+            else:
+                target = "weft ≥ %.1f" % bound
+                verdict = "met" if w >= bound else "MISSED"
+        row += [target, verdict]
+        print("| " + " | ".join(row) + " |")
+    print()
+    print("Medians over rounds (n = rounds with a result). Times: lower is better; tasks/s and the")
+    print("speedup: higher is better. Ratios are weft/peer of the medians.")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
