@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # tools/check.sh — the whole test suite: installs what is missing (as root, with apt), builds every
-# flavor and sanitizer build, runs every suite, and stops at the first failure. Each stage prints
-# its wall time. Usage: ./tools/check.sh   (from anywhere; build dirs go under ./build-check/)
+# flavor and the sanitizer builds, runs every suite, and stops at the first failure. Each stage
+# prints its wall time. Usage: ./tools/check.sh   (from anywhere; build dirs go under ./build-check/)
+#
+# Stages, in this order, failing fast:
+#   1. build (real + sim + model flavors), then the real flavor's unit tests, examples and tools;
+#   2. the real flavor under ThreadSanitizer;
+#   3. the real flavor under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   4. the Relacy models (production primitives and their known-bad twins);
+#   5. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
+#   6. the rapidcheck properties over the simulator.
+# (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
+# confuses TSan and ASan; the sim flavor is checked by its own oracles in stages 5 and 6.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 out="$root/build-check"
 jobs=${WEFT_JOBS:-$(nproc)}
+fuzz_seeds=${WEFT_FUZZ_SEEDS:-2000}   # per scenario; the range [0, fuzz_seeds) is fixed for CI
 
 ./tools/install-deps.sh
 
@@ -31,21 +42,58 @@ configure() {  # configure DIR [meson options...]
   fi
 }
 
-build_and_test() {  # build_and_test DIR [meson options...]
+build() {  # build DIR [meson options...]
   local dir=$1; shift
   configure "$dir" "$@"
   ninja -C "$dir" -j "$jobs"
-  meson test -C "$dir" --print-errorlogs --num-processes "$jobs"
 }
 
-# 1. real flavor, release-ish build with assertions on.
-stage "real: unit tests" build_and_test "$out/real"
-# 2. ThreadSanitizer (real flavor only: fiber stack switching without sanitizer annotations
-#    confuses TSan and ASan; the sim flavor is covered by stage 1).
+suites() {  # suites DIR SUITE...  (runs the named suites of a build)
+  local dir=$1; shift
+  local args=()
+  for s in "$@"; do args+=(--suite "$s"); done
+  meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "${args[@]}"
+}
+
+present() {  # present DIR SUITE: true when the build defines tests in that suite
+  meson test -C "$1" --list --suite "$2" 2>/dev/null | grep -q .
+}
+
+real_suites=(runtime examples tools)
+
+main_build_and_unit() {
+  build "$out/main" -Dflavors=real,sim,model
+  local s=("${real_suites[@]}")
+  present "$out/main" bench && s+=(bench)
+  suites "$out/main" "${s[@]}"
+}
+
+sanitizer_run() {  # sanitizer_run DIR SANITIZERS BUILDTYPE
+  build "$1" -Dflavors=real -Db_sanitize="$2" -Db_lundef=false -Dbuildtype="$3"
+  suites "$1" "${real_suites[@]}"
+}
+
+sim_run() {
+  suites "$out/main" sim
+  local cli="$out/main/sim/weft-sim"
+  local scenarios
+  scenarios=$("$cli" list | awk '{print $1}')
+  for s in $scenarios; do
+    "$cli" fuzz --scenario "$s" --seeds "$fuzz_seeds" --start 0 --jobs "$jobs" || return 1
+  done
+}
+
+stage "build + real unit tests" main_build_and_unit
 stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  bash -c "$(declare -f configure build_and_test); jobs=$jobs; build_and_test '$out/tsan' -Dflavors=real -Db_sanitize=thread -Dbuildtype=debugoptimized -Dexamples=true"
-# 3. AddressSanitizer + UndefinedBehaviorSanitizer.
+  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
 stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  bash -c "$(declare -f configure build_and_test); jobs=$jobs; build_and_test '$out/asan' -Dflavors=real -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug"
+  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
+stage "models (Relacy)" suites "$out/main" models
+stage "sim: tests + fuzz smoke ($fuzz_seeds seeds per scenario)" sim_run
+if present "$out/main" properties; then
+  stage "properties (rapidcheck over the sim)" suites "$out/main" properties
+else
+  echo "=== stage: properties: SKIPPED (no properties suite in this build)"
+fi
 
 echo "check: all stages passed"

@@ -159,7 +159,10 @@ void event_loop::user_timer::on_fire() {
 }
 
 timer_id event_loop::add_user_timer(duration delay, duration period, user_timer* timer) {
-  check_owner("set_timeout/set_interval");
+  if (!shared_->on_owner_thread()) {
+    timer->release();  // refused: nobody else holds the new timer (it would leak otherwise)
+    check_owner("set_timeout/set_interval");  // throws usage_error
+  }
   timer->loop = this;
   timer->id = next_timer_id_++;
   timer->period = period;
@@ -201,7 +204,14 @@ event_loop::drive_scope::~drive_scope() {
   loop_.driving_ = false;
 }
 
-void event_loop::poll_driver_events() { timers_.expire(platform::clock::now(), macrotasks_); }
+void event_loop::poll_driver_events() {
+  if (timers_.armed() == 0) return;  // no clock read on turns without timers
+  timers_.expire(platform::clock::now(), macrotasks_);
+}
+
+bool event_loop::timer_expired() {
+  return timers_.armed() > 0 && timers_.has_expired(platform::clock::now());
+}
 
 std::size_t event_loop::drain_remote() {
   detail::runnable_queue arrived;
@@ -238,8 +248,7 @@ std::size_t event_loop::run_checkpoint() {
   while (detail::runnable* r = microtasks_.pop_front()) {
     run_guarded(r);
     if (++ran > starvation_checkpoint_threshold && !warned) {
-      const bool macrotask_waiting = !macrotasks_.empty() || shared_->inbox.has_pending() ||
-                                     timers_.has_expired(platform::clock::now());
+      const bool macrotask_waiting = !macrotasks_.empty() || shared_->inbox.has_pending() || timer_expired();
       if (macrotask_waiting) {
         warned = true;
         telemetry().record(telemetry_event{telemetry_kind::microtask_starvation,
@@ -279,7 +288,7 @@ bool event_loop::has_queued_work() const noexcept {
   return !microtasks_.empty() || !macrotasks_.empty() || shared_->inbox.has_pending();
 }
 
-bool event_loop::has_ready_work() { return has_queued_work() || timers_.has_expired(platform::clock::now()); }
+bool event_loop::has_ready_work() { return has_queued_work() || timer_expired(); }
 
 void event_loop::wait_for_events() { shared_->driver.wait(timers_.next_deadline()); }
 

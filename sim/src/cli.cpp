@@ -1,7 +1,8 @@
-// cli.cpp — the weft-sim command line: list, run, replay, fuzz.
+// cli.cpp — the weft-sim command line: list, run, replay, fuzz, shrink.
 //
-// Every run prints its options first, then the trace hash, a replay command and the outcome.
-// Wall-clock time appears only in fuzz's throughput and progress (outside any simulation).
+// Every run prints its options first, then the knobs the scenario resolved, the trace hash, a
+// replay command and the outcome. Wall-clock time appears only in throughput figures and progress
+// bars (outside any simulation).
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +10,9 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -21,9 +24,19 @@
 #include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
 
+#include "shrink.hpp"
+
 namespace weft::sim {
 
 namespace {
+
+// Concatenation by appending (GCC 12's -Wrestrict misfires on "literal" + std::string&& at -O3).
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+  std::string out;
+  (out.append(parts), ...);
+  return out;
+}
 
 struct common_flags {
   std::string scenario;
@@ -32,6 +45,7 @@ struct common_flags {
   std::uint64_t pct_steps = options{}.pct_steps;
   std::uint64_t step_budget = options{}.step_budget;
   std::uint32_t cores = options{}.cores;
+  std::uint64_t max_preemptions = options::unbounded;
   std::vector<std::string> faults;
   std::vector<std::string> params;
   bool swarm = false;
@@ -45,6 +59,8 @@ void add_common(CLI::App& app, common_flags& f) {
   app.add_option("--pct-steps", f.pct_steps, "PCT: change points are drawn from steps [1, k]");
   app.add_option("--step-budget", f.step_budget, "livelock: fail after this many scheduling points");
   app.add_option("--cores", f.cores, "what hardware_concurrency() answers in the simulation");
+  app.add_option("--preemptions", f.max_preemptions,
+                 "preemption bound: at most N switches away from a thread that could go on (default: none)");
   app.add_option("--fault", f.faults, "KIND=PROBABILITY, e.g. inbox_full=0.05 (repeatable)");
   app.add_option("--param", f.params, "NAME=INTEGER scenario knob (repeatable)");
   app.add_flag("--swarm", f.swarm, "each seed picks its own fault mix");
@@ -58,6 +74,7 @@ options to_options(const common_flags& f) {
   o.pct_steps = f.pct_steps;
   o.step_budget = f.step_budget;
   o.cores = f.cores;
+  o.max_preemptions = f.max_preemptions;
   o.swarm = f.swarm;
   for (const auto& spec : f.faults) {
     const auto eq = spec.find('=');
@@ -82,7 +99,7 @@ options to_options(const common_flags& f) {
 
 std::string replay_command(const std::string& program, const std::string& scenario, std::uint64_t seed,
                            const options& o) {
-  return program + " replay --scenario " + scenario + " --seed " + std::to_string(seed) + " " + replay_arguments(o);
+  return cat(program, " replay --scenario ", scenario, " --seed ", std::to_string(seed), " ", replay_arguments(o));
 }
 
 // Runs twice with full traces; returns a description of the first divergence, or "".
@@ -94,11 +111,78 @@ std::string check_determinism(const scenario& s, std::uint64_t seed, options o, 
   const std::size_t n = std::min(first.events.size(), second.events.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (first.events[i].line == second.events[i].line) continue;
-    return "first divergent event #" + std::to_string(i) + "\n  run 1: " + first.events[i].line +
-           "\n  run 2: " + second.events[i].line;
+    return cat("first divergent event #", std::to_string(i), "\n  run 1: ", first.events[i].line, "\n  run 2: ",
+               second.events[i].line);
   }
-  return "traces differ in length (" + std::to_string(first.events.size()) + " vs " +
-         std::to_string(second.events.size()) + " events) after a common prefix";
+  return cat("traces differ in length (", std::to_string(first.events.size()), " vs ",
+             std::to_string(second.events.size()), " events) after a common prefix");
+}
+
+std::string knob_list(const std::map<std::string, std::int64_t>& params) {
+  if (params.empty()) return "none";
+  std::string s;
+  for (const auto& [k, v] : params) {
+    if (!s.empty()) s += ",";
+    s += cat(k, "=", std::to_string(v));
+  }
+  return s;
+}
+
+const scenario* find_scenario(const std::string& name) {
+  const scenario* s = registry::global().find(name);
+  if (s == nullptr) std::fprintf(stderr, "weft-sim: no scenario named '%s' (see `list`)\n", name.c_str());
+  return s;
+}
+
+// A progress bar on stderr when it is a terminal; `tty` decides.
+void draw_bar(std::size_t done, std::size_t total, const std::string& tail) {
+  const int width = 40;
+  const int filled = total == 0 ? width : static_cast<int>(width * std::min(done, total) / total);
+  std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu %s", filled, "========================================", width - filled,
+               "", done, total, tail.c_str());
+  std::fflush(stderr);
+}
+
+// Shrinks (seed, o) and prints the report; returns the exit status of `shrink`.
+int report_shrink(const std::string& program, const scenario& s, std::uint64_t seed, const options& o,
+                  const shrink_limits& limits) {
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto began = std::chrono::steady_clock::now();  // reporting only
+  auto last_draw = began;
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+  if (tty) {
+    progress = [&](std::uint64_t runs, std::uint64_t limit) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_draw < std::chrono::milliseconds(100) && runs != limit) return;
+      last_draw = now;
+      draw_bar(runs, limit, "runs (budget)");
+    };
+  }
+  const shrink_result r = shrink(s, seed, o, limits, progress);
+  if (tty) std::fprintf(stderr, "\n");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  if (!r.reproduced) {
+    std::printf("shrink: seed %llu passes with these options; nothing to shrink\n",
+                static_cast<unsigned long long>(seed));
+    return 1;
+  }
+  std::printf("shrink: original fails: %s\n", failure_signature(r.original.result).c_str());
+  std::printf("shrink: original knobs: params: %s\n", knob_list(r.original.result.params).c_str());
+  if (!r.made_explicit) {
+    std::printf("shrink: note: the explicit form of the options did not replay the run; faults were not shrunk\n");
+  }
+  for (const auto& step : r.log) std::printf("shrink: kept %s\n", step.c_str());
+  std::printf("shrink: %llu runs in %.2f s%s\n", static_cast<unsigned long long>(r.runs), seconds,
+              r.budget_exhausted ? " (run budget exhausted: --max-runs)" : "");
+  std::printf("shrunk:\n");
+  for (const auto& line : compare(r.original, r.minimal)) std::printf("%s\n", line.c_str());
+  const auto& m = r.minimal;
+  std::printf("failure: %s\n", m.result.failures.empty() ? "failed" : m.result.failures.front().substr(0, m.result.failures.front().find('\n')).c_str());
+  std::printf("params: %s\n", knob_list(m.result.params).c_str());
+  std::printf("trace-hash: %s\n", hex16(m.result.trace_hash).c_str());
+  std::printf("replay: %s\n", replay_command(program, s.name, m.seed, m.opts).c_str());
+  std::printf("outcome: %s\n", r.log.empty() ? "minimal (no smaller failing case found)" : "shrunk");
+  return 0;
 }
 
 int cmd_list() {
@@ -128,6 +212,7 @@ int cmd_run(const std::string& program, const common_flags& f, std::uint64_t see
     r = run(*s, seed, o);
   }
   for (const auto& failure : r.failures) std::printf("failure: %s\n", failure.c_str());
+  std::printf("params: %s\n", knob_list(r.params).c_str());
   if (!divergence.empty()) std::printf("determinism: DIVERGED, %s\n", divergence.c_str());
   if (!trace_file.empty()) {
     std::ofstream out(trace_file);
@@ -137,9 +222,10 @@ int cmd_run(const std::string& program, const common_flags& f, std::uint64_t see
     std::ofstream out(chrome_file);
     write_chrome(out, r.events, r.fiber_names);
   }
-  std::printf("stats: steps=%llu switches=%llu threads=%llu faults=%llu virtual-ns=%lld\n",
+  std::printf("stats: steps=%llu switches=%llu preemptions=%llu threads=%llu faults=%llu virtual-ns=%lld\n",
               static_cast<unsigned long long>(r.steps), static_cast<unsigned long long>(r.switches),
-              static_cast<unsigned long long>(r.fibers), static_cast<unsigned long long>(r.faults),
+              static_cast<unsigned long long>(r.preemptions), static_cast<unsigned long long>(r.fibers),
+              static_cast<unsigned long long>(r.faults),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(r.virtual_elapsed).count()));
   std::printf("trace-hash: %s\n", hex16(r.trace_hash).c_str());
   std::printf("replay: %s\n", replay_command(program, f.scenario, seed, o).c_str());
@@ -165,12 +251,10 @@ shard_spec parse_shard(const std::string& s) {
 }
 
 int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t seeds, std::uint64_t start,
-             unsigned jobs, const std::string& shard_text, std::uint64_t max_failures) {
-  const scenario* s = registry::global().find(f.scenario);
-  if (s == nullptr) {
-    std::fprintf(stderr, "weft-sim: no scenario named '%s' (see `list`)\n", f.scenario.c_str());
-    return 2;
-  }
+             unsigned jobs, const std::string& shard_text, std::uint64_t max_failures, bool shrink_first,
+             const shrink_limits& limits) {
+  const scenario* s = find_scenario(f.scenario);
+  if (s == nullptr) return 2;
   const shard_spec shard = parse_shard(shard_text);
   const options o = to_options(f);
   std::vector<std::uint64_t> mine;
@@ -192,6 +276,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
   std::vector<failure> failures;
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> finished{0};
+  std::atomic<std::uint64_t> total_steps{0};
   std::atomic<bool> stop{false};
   const auto began = std::chrono::steady_clock::now();  // throughput only; never enters a run
   auto worker = [&] {
@@ -208,6 +293,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
       } else {
         r = run(*s, seed, o);
       }
+      total_steps.fetch_add(r.steps);
       if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
       if (!why.empty()) {
         std::lock_guard<std::mutex> hold(lock);
@@ -229,11 +315,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
         std::lock_guard<std::mutex> hold(lock);
         failed = failures.size();
       }
-      const int width = 40;
-      const int filled = mine.empty() ? width : static_cast<int>(width * done / mine.size());
-      std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu seeds, %zu failures", filled,
-                   "========================================", width - filled, "", done, mine.size(), failed);
-      std::fflush(stderr);
+      draw_bar(done, mine.size(), cat("seeds, ", std::to_string(failed), " failures"));
     }
     std::fprintf(stderr, "\n");
   }
@@ -249,8 +331,17 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
   if (ran < mine.size()) {
     std::printf("fuzz: stopped after %zu failures (--max-failures)\n", failures.size());
   }
+  const double steps = static_cast<double>(total_steps.load());
+  std::printf("stats: steps=%.0f steps/s=%.0f seeds/s/job=%.0f wall-s=%.3f jobs=%u\n", steps,
+              seconds > 0 ? steps / seconds : 0.0, seconds > 0 ? static_cast<double>(ran) / seconds / jobs : 0.0,
+              seconds, jobs);
   std::printf("fuzz: %zu seeds, %zu failures, %.0f seeds/s\n", ran, failures.size(),
               seconds > 0 ? static_cast<double>(ran) / seconds : 0.0);
+  if (shrink_first && !failures.empty() && !f.check_determinism) {
+    std::printf("fuzz: shrinking the first failure (seed %llu)\n", static_cast<unsigned long long>(failures.front().seed));
+    std::fflush(stdout);
+    report_shrink(program, *s, failures.front().seed, o, limits);
+  }
   return failures.empty() ? 0 : 1;
 }
 
@@ -258,6 +349,14 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
 
 int cli_main(int argc, char** argv) {
   const std::string program = argc > 0 ? argv[0] : "weft-sim";
+  shrink_limits limits;
+  auto add_limits = [&limits](CLI::App* sub) {
+    sub->add_option("--max-runs", limits.max_runs, "shrink: simulations the search may spend");
+    sub->add_option("--seed-tries", limits.seed_tries, "shrink: seeds tried per smaller candidate");
+    sub->add_option("--param-floor", limits.param_floor, "shrink: lowest value a scenario knob is lowered to");
+    sub->add_flag("!--any-failure", limits.same_failure,
+                  "shrink: accept any failure, not only one of the original's kind");
+  };
   CLI::App app{"weft-sim: deterministic simulation of weft programs"};
   app.require_subcommand(1);
 
@@ -291,12 +390,34 @@ int cli_main(int argc, char** argv) {
   fuzz->add_option("--jobs", jobs, "parallel simulator threads");
   fuzz->add_option("--shard", shard, "i/n: run only seeds whose index % n == i");
   fuzz->add_option("--max-failures", max_failures, "stop after this many failures (0: never)");
+  bool fuzz_shrink = false;
+  fuzz->add_flag("--shrink", fuzz_shrink, "shrink the first failure (lowest seed) and print its minimal replay");
+  add_limits(fuzz);
+
+  common_flags shrink_flags;
+  std::uint64_t shrink_seed = 0;
+  CLI::App* shrink_cmd = app.add_subcommand(
+      "shrink", "minimise a failing seed: fewer tasks/threads, faults, preemptions; prints the minimal replay");
+  add_common(*shrink_cmd, shrink_flags);
+  shrink_cmd->add_option("--seed", shrink_seed, "the failing seed")->required();
+  add_limits(shrink_cmd);
 
   try {
     app.parse(argc, argv);
     if (list->parsed()) return cmd_list();
     if (run_cmd->parsed() || replay_cmd->parsed()) return cmd_run(program, run_flags, run_seed, trace_file, chrome_file);
-    if (fuzz->parsed()) return cmd_fuzz(program, fuzz_flags, seeds, start, jobs, shard, max_failures);
+    if (fuzz->parsed()) {
+      return cmd_fuzz(program, fuzz_flags, seeds, start, jobs, shard, max_failures, fuzz_shrink, limits);
+    }
+    if (shrink_cmd->parsed()) {
+      const scenario* s = find_scenario(shrink_flags.scenario);
+      if (s == nullptr) return 2;
+      const options o = to_options(shrink_flags);
+      std::printf("weft-sim shrink: scenario=%s seed=%llu %s\n", s->name.c_str(),
+                  static_cast<unsigned long long>(shrink_seed), describe(resolve(o, shrink_seed)).c_str());
+      std::fflush(stdout);
+      return report_shrink(program, *s, shrink_seed, o, limits);
+    }
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const std::exception& e) {

@@ -52,6 +52,10 @@ std::string describe(const options& o) {
     s += " depth=" + std::to_string(o.pct_depth) + " pct-steps=" + std::to_string(o.pct_steps);
   }
   s += " step-budget=" + std::to_string(o.step_budget) + " cores=" + std::to_string(o.cores);
+  if (o.max_preemptions != options::unbounded) {
+    s += " preemptions<=";
+    s += std::to_string(o.max_preemptions);
+  }
   s += " faults=";
   if (!o.faults.any()) {
     s += "none";
@@ -62,7 +66,8 @@ std::string describe(const options& o) {
       if (!first) s += ",";
       first = false;
       s += platform::fault_name(static_cast<platform::fault>(k));
-      s += "=" + probability(o.faults.rate_ppm[k]);
+      s += '=';
+      s += probability(o.faults.rate_ppm[k]);
     }
   }
   if (o.swarm) s += " swarm=on";
@@ -87,11 +92,16 @@ std::string replay_arguments(const options& o) {
     s += " --depth " + std::to_string(o.pct_depth) + " --pct-steps " + std::to_string(o.pct_steps);
   }
   s += " --step-budget " + std::to_string(o.step_budget) + " --cores " + std::to_string(o.cores);
+  if (o.max_preemptions != options::unbounded) {
+    s += " --preemptions ";
+    s += std::to_string(o.max_preemptions);
+  }
   for (std::size_t k = 0; k < fault_kinds; ++k) {
     if (o.faults.rate_ppm[k] == 0) continue;
     s += " --fault ";
     s += platform::fault_name(static_cast<platform::fault>(k));
-    s += "=" + probability(o.faults.rate_ppm[k]);
+    s += '=';
+    s += probability(o.faults.rate_ppm[k]);
   }
   if (o.swarm) s += " --swarm";
   for (const auto& [k, v] : o.params) s += " --param " + k + "=" + std::to_string(v);

@@ -258,6 +258,7 @@ class event_loop {
 
   std::size_t turn(bool poll_driver);
   void poll_driver_events();
+  bool timer_expired();
   std::size_t drain_remote();
   std::size_t run_checkpoint();
   bool run_one_macrotask();

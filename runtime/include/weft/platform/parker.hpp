@@ -25,6 +25,19 @@
 
 namespace weft::platform {
 
+// How many times park() re-checks for a token before it sleeps. A wake that arrives within the
+// spin costs no system call on either side (the common case for request/response between two
+// busy workers); the spin is bounded so an idle thread sleeps quickly. Zero outside `real`: the
+// simulator and the model checker gain nothing from spinning but longer schedules.
+inline constexpr int park_spin_iterations = flavor == flavor_kind::real ? 128 : 0;
+
+// A processor hint inside a spin loop.
+inline void spin_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
 class parker {
  public:
   parker() = default;
@@ -35,7 +48,7 @@ class parker {
   void park() {
     // acquire: pairs with the release exchange in unpark(), so whatever the unparker wrote before
     // unparking is visible after park() returns.
-    if (try_consume_token()) return;
+    if (spin_for_token()) return;
     sync::unique_lock<sync::mutex> guard(lock_);
     std::uint32_t expected = empty;
     // acquire on failure: the only other value is `notified`, whose writes we must see (paired
@@ -56,7 +69,7 @@ class parker {
 
   // Like park(), but gives up at `deadline`. Returns true when a token was consumed.
   bool park_until(instant deadline) {
-    if (try_consume_token()) return true;
+    if (spin_for_token()) return true;
     sync::unique_lock<sync::mutex> guard(lock_);
     std::uint32_t expected = empty;
     // Orders as in park().
@@ -93,6 +106,15 @@ class parker {
   static constexpr std::uint32_t empty = 0;
   static constexpr std::uint32_t parked = 1;
   static constexpr std::uint32_t notified = 2;
+
+  bool spin_for_token() {
+    if (try_consume_token()) return true;
+    for (int i = 0; i < park_spin_iterations; ++i) {
+      spin_pause();
+      if (try_consume_token()) return true;
+    }
+    return false;
+  }
 
   bool try_consume_token() {
     std::uint32_t expected = notified;

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -30,11 +31,18 @@ struct fault_plan {
 };
 
 struct options {
+  static constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
   strategy_kind strategy = strategy_kind::random;
   std::uint32_t pct_depth = 3;                 // d: the bug depth PCT targets (d - 1 change points)
   std::uint64_t pct_steps = 1'000;              // k: the step range change points are drawn from
   std::uint64_t step_budget = 5'000'000;       // livelock: more scheduling steps fail the run
   std::uint32_t cores = 4;                     // what hardware_concurrency() answers
+  // Preemption bound: at most this many preemptions (a yield point where the running fiber could
+  // go on but the strategy picks another); past it the running fiber always goes on. The strategy
+  // is still asked (its random stream advances the same), so a run bounded at or above the
+  // number of preemptions it makes is the unbounded run. Blocking and explicit yields still
+  // switch. `shrink` lowers it.
+  std::uint64_t max_preemptions = unbounded;
   fault_plan faults;
   bool swarm = false;                          // the seed picks its own fault mix (see engine)
   std::map<std::string, std::int64_t> params;  // scenario knobs (context::param)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ struct run_result {
   std::uint64_t switches = 0;         // times the running fiber changed
   std::uint64_t fibers = 0;           // fibers created
   std::uint64_t faults = 0;           // faults injected
+  std::uint64_t preemptions = 0;      // switches away from a fiber that could have gone on
+  // Every scenario knob the run asked for (context::param), with the value it resolved to (the
+  // --param given, or the scenario's own choice). Passing them all back as --param reproduces
+  // the run: scenarios draw their fallback whether or not it is used.
+  std::map<std::string, std::int64_t> params;
   duration virtual_elapsed{};
   std::string effective_options;      // describe() of the options after swarm choices
   std::vector<trace_event> events;    // only with options::record_trace

@@ -17,8 +17,17 @@ inline std::uint64_t next_thread_id() noexcept {
 }  // namespace detail
 
 // A small id for the calling thread, unique in the process, assigned on first use.
+// (A constant-initialised thread_local, filled on first use: no initialisation guard on the hot
+// path, which asks this on every wake.)
+namespace detail {
+inline thread_local std::uint64_t this_thread_id = 0;
+}  // namespace detail
 inline std::uint64_t current_thread_id() noexcept {
-  thread_local const std::uint64_t id = detail::next_thread_id();
+  std::uint64_t id = detail::this_thread_id;
+  if (id == 0) [[unlikely]] {
+    id = detail::next_thread_id();
+    detail::this_thread_id = id;
+  }
   return id;
 }
 
