@@ -29,18 +29,23 @@ submit_result blocking_pool::submit(runnable* job) {
       job->discard();
       return unexpected(queue_error::closed);
     }
-    // A waiting job counts against the queue bound unless an idle thread is about to take it.
-    const std::size_t waiting = queue_.size();
-    const bool idle_available = idle_ > waiting;
+    // Threads that will take a queued job without a new thread: idle ones and ones still
+    // starting. Jobs beyond those are the ones that really wait, and only they count against
+    // max_queued.
+    const std::size_t takers = idle_ + starting_;
+    const std::size_t queued = queue_.size();
+    const bool taker_available = takers > queued;
     const bool can_grow = threads_.size() < max_threads_;
-    if (WEFT_FAULT_POINT(blocking_saturated) || (!idle_available && !can_grow && waiting >= max_queued_)) {
+    const std::size_t waiting = queued > takers ? queued - takers : 0;
+    if (WEFT_FAULT_POINT(blocking_saturated) || (!taker_available && !can_grow && waiting >= max_queued_)) {
       job->discard();
       return unexpected(queue_error::full);
     }
     queue_.push_back(job);
-    if (!idle_available && can_grow) {
+    if (!taker_available && can_grow) {
       try {
         threads_.emplace_back([this] { thread_main(); });
+        ++starting_;
         start_thread = true;
       } catch (const std::system_error&) {
         // No new thread: the job waits for an existing one, or is refused if there is none.
@@ -59,6 +64,8 @@ submit_result blocking_pool::submit(runnable* job) {
 void blocking_pool::thread_main() {
   blocking_runtime_slot::set(owner_);
   sync::unique_lock<sync::mutex> hold(lock_);
+  WEFT_ASSERT(starting_ > 0);
+  --starting_;  // from here on this thread is counted as idle or running
   for (;;) {
     while (queue_.empty() && !closed_) {
       ++idle_;
@@ -70,6 +77,7 @@ void blocking_pool::thread_main() {
     queue_.pop_front();
     ++running_;
     hold.unlock();
+    (void)WEFT_FAULT_POINT(stop_request);  // the simulator may request a stop as a job starts
     job->run();  // blocking jobs never throw (their exceptions are their results)
     hold.lock();
     --running_;

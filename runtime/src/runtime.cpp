@@ -36,10 +36,6 @@ builtins& builtins::current() {
 }
 builtins* builtins::try_current() noexcept { return builtins_slot::get(); }
 void builtins::install(builtins* b) noexcept { builtins_slot::set(b); }
-telemetry_sink& builtins::telemetry() const noexcept {
-  // The worker's loop is driving: its sink is the runtime's.
-  return event_loop::current()->telemetry();
-}
 
 void runtime_operations::request_stop() const noexcept {
   if (core_) core_->request_stop();
@@ -260,6 +256,7 @@ runtime& runtime::operator=(runtime&& other) noexcept {
   if (this != &other) {
     shut_down_and_wait();
     core_ = std::move(other.core_);
+    stopped_ = std::exchange(other.stopped_, std::nullopt);
   }
   return *this;
 }
@@ -296,13 +293,16 @@ void runtime::shut_down_and_wait() noexcept {
 }
 
 stop_outcome runtime::stop() && {
-  if (!core_) return stop_outcome::make_complete();
+  if (stopped_) return *stopped_;
+  if (!core_) return stop_outcome::make_complete();  // moved from: nothing of ours to stop
   std::shared_ptr<detail::runtime_core> core = std::move(core_);
   if (const auto reason = cannot_wait_here(core.get())) {
     core->orphan();
-    return stop_outcome::make_error(*reason);
+    stopped_ = stop_outcome::make_error(*reason);
+  } else {
+    stopped_ = stop_outcome::from_counts(core->wait_stopped());
   }
-  return stop_outcome::from_counts(core->wait_stopped());
+  return *stopped_;
 }
 
 drain_outcome runtime::drain(std::optional<duration> deadline) {

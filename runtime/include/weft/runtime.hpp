@@ -101,7 +101,8 @@ class runtime {
   // Graceful: closes admission, then waits until every accepted task and blocking callback has
   // finished (or `deadline` passed). The runtime keeps running either way; nothing is aborted.
   drain_outcome drain(std::optional<duration> deadline = std::nullopt);
-  // Waits and reports. See the head of this file.
+  // Waits and reports. See the head of this file. Calling it again on the same object returns
+  // the first call's outcome.
   stop_outcome stop() &&;
   // drain(deadline), then stop(): whatever the deadline left unfinished is cancelled then.
   stop_outcome stop_graceful(std::optional<duration> deadline = std::nullopt) &&;
@@ -130,6 +131,7 @@ class runtime {
   void shut_down_and_wait() noexcept;
 
   std::shared_ptr<detail::runtime_core> core_;
+  std::optional<stop_outcome> stopped_;  // what the first stop() reported; later calls repeat it
 };
 
 }  // namespace weft

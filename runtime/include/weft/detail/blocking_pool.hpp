@@ -60,6 +60,7 @@ class blocking_pool {
   std::deque<runnable*> queue_;         // under lock_; bounded by max_queued_
   std::vector<platform::thread> threads_;  // under lock_; bounded by max_threads_
   std::size_t idle_ = 0;                // under lock_: threads waiting for work
+  std::size_t starting_ = 0;            // under lock_: threads started but not yet in their loop
   std::size_t running_ = 0;             // under lock_: jobs being run
   bool closed_ = false;                 // under lock_
 };
