@@ -4,6 +4,7 @@
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/event_loop.hpp>
+#include <weft/platform/fault.hpp>
 #include <weft/platform/thread.hpp>
 
 namespace weft::detail {
@@ -45,9 +46,11 @@ task_header::~task_header() { owner_->release(); }
 waker task_header::make_waker() noexcept { return waker(owning_clone(this)); }
 
 void task_header::schedule_poll() noexcept {
+  if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
   if (state.transition_to_scheduled() == task_state::wake_action::submit) {
     owner_->schedule_task(this);  // transfers the reference the transition added
   }
+  if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll();  // the same wake arrives twice
 }
 
 void task_header::request_cancel() noexcept {
@@ -72,6 +75,7 @@ void task_header::run() {
 }
 
 void task_header::poll_once() noexcept {
+  (void)WEFT_FAULT_POINT(stop_request);  // the simulator may request a stop between task steps
   task_header* const outer = current_task_slot::get();
   current_task_slot::set(this);
   bool resume = true;
@@ -98,6 +102,7 @@ void task_header::poll_once() noexcept {
   if (state.transition_to_idle() == task_state::idle_action::reschedule) {
     owner_->schedule_task(this);  // transfers the reference the transition added
   }
+  if (WEFT_FAULT_POINT(spurious_wake)) schedule_poll();  // a wake nothing asked for
 }
 
 void task_header::cancel_at_shutdown() noexcept {

@@ -23,12 +23,18 @@ bool context::chance(std::uint64_t numerator, std::uint64_t denominator) {
 
 std::int64_t context::param(std::string_view name, std::int64_t fallback) const {
   const auto it = options_.params.find(std::string(name));
-  return it == options_.params.end() ? fallback : it->second;
+  const std::int64_t value = it == options_.params.end() ? fallback : it->second;
+  engine_.record_param(std::string(name), value);
+  return value;
 }
 
 void context::note(std::string_view text) { engine_.note(std::string(text)); }
 void context::fail(std::string_view message) { engine_.fail(std::string(message)); }
 bool context::failed() const noexcept { return engine_.failed(); }
 void context::name_thread(std::string_view name) { engine_.name_current(std::string(name)); }
+void context::arm_stop_requests(std::function<void()> request_stop) {
+  engine_.arm_stop_request(std::move(request_stop));
+}
+void context::disarm_stop_requests() { engine_.arm_stop_request({}); }
 
 }  // namespace weft::sim

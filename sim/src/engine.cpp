@@ -195,6 +195,8 @@ void engine::fail(std::string message) {
   failures_.push_back(std::move(message));
 }
 
+void engine::record_param(std::string name, std::int64_t value) { params_[std::move(name)] = value; }
+
 void engine::name_current(std::string name) {
   if (running_ == nullptr) return;
   running_->name = std::move(name);
@@ -226,6 +228,8 @@ run_result engine::result() && {
   r.switches = switches_;
   r.fibers = fibers_.size();
   r.faults = faults_injected_;
+  r.preemptions = preemptions_;
+  r.params = std::move(params_);
   r.virtual_elapsed = now_ - epoch();
   r.effective_options = effective_options_;
   r.events = std::move(events_);
@@ -244,6 +248,18 @@ void engine::abort_run() noexcept {
     if (f.state == detail::fiber_state::blocked) f.state = detail::fiber_state::abandoned;
   }
   if (main_waiting_) boost::fibers::context::active()->schedule(main_ctx_);
+}
+
+void engine::assertion_failed(const char* condition, const char* file, int line) noexcept {
+  std::string message = "assertion failed: ";
+  message += condition;
+  message += " at ";
+  message += basename_of(file);
+  message += ":" + std::to_string(line) + " (thread " + std::to_string(current_fiber_id()) + ")\n";
+  message += describe_fibers();
+  fail(std::move(message));
+  abort_run();
+  abandon_current();
 }
 
 void engine::abandon_current() noexcept {
@@ -384,6 +400,10 @@ void engine::yield_point(const char* op, const std::source_location& loc, bool e
   if (ready_.empty()) return;
   const std::size_t pick = strategy_->choose(ready_, explicit_yield ? nullptr : self);
   if (pick == ready_.size()) return;  // the caller goes on
+  if (!explicit_yield) {  // a preemption: the caller could have gone on
+    if (preemptions_ >= options_.max_preemptions) return;
+    ++preemptions_;
+  }
   forced_ = ready_[pick];
   self->state = detail::fiber_state::ready;
   boost::fibers::context::active()->yield();  // pick_next() returns forced_; we are re-queued
@@ -446,12 +466,20 @@ void engine::wake(detail::fiber_record* f, detail::wake_reason why) noexcept {
 
 bool engine::fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept {
   if (running_ == nullptr || ending_ || kind >= fault_kinds) return false;
-  yield_point("fault_point", loc, false);
   const std::uint32_t rate = options_.faults.rate_ppm[kind];
+  // A fault kind that is off leaves its points out of the schedule entirely: adding a fault point
+  // to the runtime then changes no fault-free run (nor its seeds-to-detection figures).
   if (rate == 0) return false;
+  yield_point("fault_point", loc, false);
   if (fault_rng_.below(ppm_one) >= rate) return false;
   ++faults_injected_;
   record_simple(event_kind::fault, current_fiber_id(), 0, 0, name, &loc);
+  if (kind == static_cast<std::uint8_t>(platform::fault::stop_request) && stop_hook_ && !in_stop_hook_) {
+    // The scenario armed a stop (arm_stop_request): deliver it here, on this fiber.
+    in_stop_hook_ = true;
+    stop_hook_();
+    in_stop_hook_ = false;
+  }
   return true;
 }
 

@@ -69,6 +69,15 @@ bool fault_point(std::uint8_t kind, const char* name, const std::source_location
   return e != nullptr && e->fault_point(kind, name, loc);
 }
 
+void assertion_failed(const char* condition, const char* file, int line) noexcept {
+  if (engine* e = engine::current(); e != nullptr && e->running() != nullptr) {
+    e->assertion_failed(condition, file, line);  // does not return
+  }
+  std::fprintf(stderr, "weft: assertion failed: %s at %s:%d\n", condition, file, line);
+  std::fflush(stderr);
+  std::abort();
+}
+
 void report_failure(const char* what, const std::source_location& loc) noexcept {
   const std::string site = std::string(sim::basename_of(loc.file_name())) + ":" + std::to_string(loc.line());
   if (engine* e = engine::current()) {

@@ -4,13 +4,17 @@
 #include <chrono>
 
 #include <weft/event_loop.hpp>
+#include <weft/platform/assert.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/sim/context.hpp>
 #include <weft/sim/scenario.hpp>
 #include <weft/time.hpp>
 
+#include "../scenarios/cross_worker_ping_pong.hpp"
 #include "../scenarios/inbox_overflow.hpp"
+#include "../scenarios/local_domain_dispatch.hpp"
+#include "../scenarios/shutdown_race.hpp"
 #include "../scenarios/timer_storm.hpp"
 #include "../scenarios/wake_storm.hpp"
 
@@ -24,6 +28,25 @@ WEFT_SIM_SCENARIO(timer_storm_early) (weft::sim::context& sim) {
 }
 WEFT_SIM_SCENARIO(inbox_overflow_stranded) (weft::sim::context& sim) {
   inbox_overflow<inbox_overflow_variant::stranded>(sim);
+}
+WEFT_SIM_SCENARIO(shutdown_race_finished_early) (weft::sim::context& sim) {
+  shutdown_race<shutdown_race_variant::finished_early>(sim);
+}
+WEFT_SIM_SCENARIO(cross_worker_ping_pong_migrate) (weft::sim::context& sim) {
+  cross_worker_ping_pong<ping_pong_variant::migrate>(sim);
+}
+WEFT_SIM_SCENARIO(local_domain_dispatch_macro_follow_up) (weft::sim::context& sim) {
+  local_domain_dispatch<local_domain_variant::macro_follow_up>(sim);
+}
+
+// A WEFT_ASSERT that fails inside a run: the run fails with the assertion, the process goes on.
+WEFT_SIM_SCENARIO(test_assert_fails) (weft::sim::context& sim) {
+  weft::platform::thread other([&] {
+    sim.name_thread("asserter");
+    weft::platform::yield_thread();
+    WEFT_ASSERT(sim.seed() == 0xdead);  // fails for every seed the tests use
+  });
+  other.join();
 }
 
 // A wait that nothing will ever notify: every thread blocked, no deadline.

@@ -140,10 +140,11 @@ TEST(shutdown, stop_from_a_worker_returns_the_error_and_the_runtime_still_shuts_
     const weft::stop_outcome out = std::move(*raw).stop();
     co_return out.is_error() && out.error_reason() == weft::stop_error::called_from_worker ? 1 : 0;
   });
-  // The stopping task itself completes or is cancelled by the stop it asked for; either way it
-  // must not deadlock, and shutdown proceeds without anyone waiting for it.
+  // The stopping task finishes its poll (the worker notices the stop after the turn): it gets
+  // its value, nobody deadlocks, and shutdown proceeds without anyone waiting for it.
   auto r = h.join();
-  if (r) EXPECT_EQ(*r, 1);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(*r, 1);
   EXPECT_TRUE(ops.stop_requested());
   auto b = bystander_handle.join();
   ASSERT_FALSE(b);
@@ -247,7 +248,7 @@ TEST(shutdown, race_between_submitters_and_stop_loses_nothing) {
     stopper.join();
 
     // Everything has stopped: nothing can run any more. Tally.
-    int values = 0, cancelled = 0, rejected = 0, unfinished = 0;
+    int values = 0, cancelled = 0, rejected = 0, unfinished = 0, blocking_full = 0;
     for (int s = 0; s < submitters; ++s) {
       auto& hs = handles[static_cast<std::size_t>(s)];
       ASSERT_EQ(hs.size(), static_cast<std::size_t>(per_submitter));
@@ -268,6 +269,7 @@ TEST(shutdown, race_between_submitters_and_stop_loses_nothing) {
           ++cancelled;
         } else if (r.error().is_rejected()) {
           ++rejected;
+          if (k % 4 == 3 && r.error().rejection_reason() == weft::queue_error::full) ++blocking_full;
           EXPECT_FALSE(did_run) << "submission " << k << " was rejected but ran";
         } else {
           ADD_FAILURE() << "submission " << k << " panicked";
@@ -278,7 +280,11 @@ TEST(shutdown, race_between_submitters_and_stop_loses_nothing) {
     EXPECT_EQ(values + cancelled + rejected, total) << "round " << round;
     EXPECT_GT(rejected, 0);  // the stop came while submissions were still going on
     EXPECT_FALSE(out.is_error());
-    EXPECT_EQ(out.counts().tasks_cancelled, static_cast<std::uint64_t>(cancelled)) << "round " << round;
+    // Every cancelled handle is a task the stop cancelled. The only other task a stop may cancel
+    // is the awaiting task of a spawn_blocking whose pool answered `full` (the handle says
+    // rejected; the task is aborted, and the stop may get to it first).
+    EXPECT_GE(out.counts().tasks_cancelled, static_cast<std::uint64_t>(cancelled)) << "round " << round;
+    EXPECT_LE(out.counts().tasks_cancelled, static_cast<std::uint64_t>(cancelled + blocking_full)) << "round " << round;
   }
 }
 
@@ -291,8 +297,10 @@ TEST(shutdown, wakers_schedulers_and_builtins_held_after_shutdown_are_safe_no_op
   auto gate = std::make_shared<weft_test::remote_gate>();
   auto out = rt->worker_scheduler(1)
                  .spawn([gate]() -> weft::task<held> {
-                   held h{co_await weft::current_waker(), weft::builtins::current()};
-                   co_return h;
+                   // Not `held{co_await ..., ...}`: g++ 12 destroys a co_await result inside a
+                   // braced initializer twice.
+                   weft::waker w = co_await weft::current_waker();
+                   co_return held{std::move(w), weft::builtins::current()};
                  })
                  .join();
   ASSERT_TRUE(out);
@@ -426,6 +434,7 @@ TEST(shutdown, request_stop_from_a_worker_then_stop_from_outside) {
   });
   const weft::stop_outcome out = std::move(rt).stop();
   EXPECT_FALSE(out.is_error());
-  auto r = h.join();
-  if (r) EXPECT_TRUE(*r);  // it may also have been cancelled by the stop it requested
+  auto r = h.join();  // it finished the poll in which it asked: the stop is noticed after the turn
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(*r);
 }

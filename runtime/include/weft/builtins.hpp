@@ -25,7 +25,10 @@ class clock {
 class builtins {
  public:
   builtins(weft::scheduler sched, std::shared_ptr<detail::runtime_core> core, std::size_t index) noexcept
-      : scheduler_(std::move(sched)), operations_(std::move(core)), worker_{index} {}
+      : scheduler_(std::move(sched)),
+        telemetry_(core ? core->config().telemetry : nullptr),
+        operations_(std::move(core)),
+        worker_{index} {}
 
   // This worker's builtins; throws usage_error off a runtime worker.
   static builtins& current();
@@ -33,7 +36,8 @@ class builtins {
 
   weft::scheduler& scheduler() noexcept { return scheduler_; }
   const weft::clock& clock() const noexcept { return clock_; }
-  telemetry_sink& telemetry() const noexcept;
+  // The runtime's sink (the same for every worker), also through a copy used off the worker.
+  telemetry_sink& telemetry() const noexcept { return *telemetry_; }
   worker_id worker() const noexcept { return worker_; }
   const runtime_operations& operations() const noexcept { return operations_; }
 
@@ -42,6 +46,7 @@ class builtins {
 
  private:
   weft::scheduler scheduler_;
+  std::shared_ptr<telemetry_sink> telemetry_;  // never null: the core always has a sink
   runtime_operations operations_;
   weft::clock clock_;
   worker_id worker_;

@@ -83,6 +83,13 @@ class operation_cancelled : public std::runtime_error {
   operation_cancelled() : std::runtime_error("weft operation cancelled") {}
 };
 
+// Thrown inside a task at an await point by the simulator's `task_exception` fault (never in
+// the real flavor): the task completes as `panicked` with it, like any task that throws.
+class injected_fault : public std::runtime_error {
+ public:
+  injected_fault() : std::runtime_error("weft: injected fault (simulator)") {}
+};
+
 // Thrown on a misuse of the API that would otherwise deadlock or corrupt the loop: re-entering a
 // driving call from inside the loop, a blocking join() on the loop's own thread, and the like.
 class usage_error : public std::logic_error {

@@ -133,11 +133,16 @@ class scheduler {
     std::size_t index = worker_;
     if (index == any_worker) index = core_->current_worker().value_or(core_->pick_worker());
     auto state = std::make_shared<detail::blocking_state<R>>();
+    // The awaiting task goes first. Were the callback submitted first, a pool thread could start
+    // it before a concurrent stop refused the task: a `rejected` handle for a callback that ran.
+    join_handle<R> waiter = core_->submit_task(index, detail::await_blocking<R>(state));
+    if (waiter.is_finished()) return waiter;  // refused (or already cancelled): fn is never submitted
     const submit_result admitted = core_->pool_for(index).submit(
         new detail::blocking_job<R, std::decay_t<F>>(state, std::forward<F>(fn)));
-    if (!admitted) return join_handle<R>::rejected(admitted.error());
-    join_handle<R> waiter = core_->submit_task(index, detail::await_blocking<R>(state));
-    if (waiter.is_finished()) state->abandon();  // the waiter was refused: the job must not run
+    if (!admitted) {
+      waiter.abort();  // it would wait forever for a job that does not exist; its outcome is unread
+      return join_handle<R>::rejected(admitted.error());
+    }
     return waiter;
   }
 

@@ -23,6 +23,7 @@
 
 #include <weft/detail/task_header.hpp>
 #include <weft/platform/assert.hpp>
+#include <weft/platform/fault.hpp>
 #include <weft/waker.hpp>
 
 namespace weft {
@@ -61,6 +62,7 @@ class leaf_awaiter {
     return true;
   }
   decltype(auto) await_resume() {
+    if (WEFT_FAULT_POINT(task_exception)) throw injected_fault{};
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
     return leaf_.await_resume();
   }

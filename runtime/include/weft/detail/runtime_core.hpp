@@ -22,6 +22,7 @@
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/task_counter.hpp>
 #include <weft/event_loop.hpp>
+#include <weft/platform/fault.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/stop_outcome.hpp>
@@ -84,6 +85,7 @@ class runtime_core {
   // Spawns `t` on worker `index`: directly when called on that worker, else through its inbox.
   template <class T>
   join_handle<T> submit_task(std::size_t index, task<T> t) {
+    (void)WEFT_FAULT_POINT(stop_request);  // the simulator may request a stop racing this submission
     if (!admitting()) return join_handle<T>::rejected(queue_error::closed);
     const endpoint& ep = endpoints_[index];
     if (ep.shared->on_owner_thread() && ep.shared->loop != nullptr) return ep.shared->loop->spawn(std::move(t));

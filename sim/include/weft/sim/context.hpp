@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -41,6 +42,12 @@ class context {
   // Records a failed check; the run goes on and is reported as failed.
   void fail(std::string_view message);
   bool failed() const noexcept;
+
+  // Arms the `stop_request` fault (--fault stop_request=p): whenever a stop_request fault point
+  // in the runtime fires, `request_stop` is called there (typically a runtime_operations'
+  // request_stop). disarm_stop_requests() before whatever it refers to is destroyed.
+  void arm_stop_requests(std::function<void()> request_stop);
+  void disarm_stop_requests();
 
   // Names the calling fiber in traces ("producer-2").
   void name_thread(std::string_view name);

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <source_location>
@@ -100,9 +101,18 @@ class engine {
   void drop_joinable(detail::fiber_record* f) noexcept;
   bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
   void fail(std::string message);
+  // A WEFT_ASSERT failed on the running fiber: the run fails with the condition and site, and is
+  // aborted like a deadlock (every fiber abandoned, this one included). Never returns.
+  [[noreturn]] void assertion_failed(const char* condition, const char* file, int line) noexcept;
+  // Arms the `stop_request` fault: when a stop_request fault point fires, `hook` is called (on
+  // the fiber at that point; re-entry is suppressed). The scenario owns what the hook refers to
+  // and disarms it (an empty function) before that goes away.
+  void arm_stop_request(std::function<void()> hook) { stop_hook_ = std::move(hook); }
   bool failed() const noexcept { return !failures_.empty(); }
   void note(std::string text);
   void name_current(std::string name);
+  // A scenario knob resolved to `value` (reported in run_result::params; not in the trace).
+  void record_param(std::string name, std::int64_t value);
 
   std::uint64_t current_fiber_id() const noexcept { return running_ ? running_->id : 0; }
   detail::fiber_record* running() const noexcept { return running_; }
@@ -173,11 +183,15 @@ class engine {
   std::uint64_t steps_ = 0;
   std::uint64_t switches_ = 0;
   std::uint64_t faults_injected_ = 0;
+  std::uint64_t preemptions_ = 0;
+  std::map<std::string, std::int64_t> params_;
   fnv1a hash_;
   std::vector<trace_event> events_;
   std::vector<std::string> failures_;
   std::string effective_options_;
   engine* previous_ = nullptr;
+  std::function<void()> stop_hook_;
+  bool in_stop_hook_ = false;
 };
 
 }  // namespace weft::sim

@@ -50,6 +50,9 @@ std::uint64_t entropy() noexcept;
 bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
 // Records a failure of the run (misuse of a primitive, a broken invariant) without stopping it.
 void report_failure(const char* what, const std::source_location& loc) noexcept;
+// A WEFT_ASSERT failed: inside a run, fails the run and abandons its fibers (never returns to
+// the caller); outside a run, prints and aborts the process.
+[[noreturn]] void assertion_failed(const char* condition, const char* file, int line) noexcept;
 
 // Fibers (simulated threads).
 fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);

@@ -1,0 +1,274 @@
+// shutdown_race — submissions from several threads racing a runtime's stop.
+//
+// A runtime of `workers` workers (default 4) with a small blocking pool. `threads` submitter
+// threads share `tasks` submissions (default 100), each one of: scheduler().spawn,
+// spawn_anywhere, worker_scheduler(i).spawn, spawn_everywhere (one task per worker) or
+// spawn_blocking. A task sleeps (virtual time), yields, and/or spawns a child — on its own worker
+// or anywhere — and awaits the child's join handle. Meanwhile the stop comes one of four ways
+// (`stop_mode`): a stopper thread's request_stop(), the main thread's stop() while submitters
+// still run, drain(deadline) then stop(), or a task calling request_stop() from a worker. With
+// `--fault stop_request=p`, stops also land at the runtime's stop_request fault points.
+//
+// Oracles (oracles/tasks.hpp, oracles/timers.hpp): every admitted task reaches exactly one
+// terminal outcome; a rejected factory never runs; cancelled tasks never ran to the end; after
+// stop() no admitted handle is unfinished (stranded); no resume after a task's body finished; a
+// task resumes only on the thread it started on; no sleep wakes before its deadline. A lost wake
+// or a stop that never finishes is a deadlock the simulator reports.
+//
+// Knobs (--param): workers, tasks, threads, stop_mode (0..3), stop_after (submissions the stop
+// waits for), child_percent, sleep_percent.
+//
+// Variant `finished_early` (test-only, proves the poll-after-completion oracle can fail): the
+// task reports its body finished before its last await.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <weft/builtins.hpp>
+#include <weft/join_handle.hpp>
+#include <weft/platform/fault.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/runtime.hpp>
+#include <weft/sim/context.hpp>
+#include <weft/sim/oracles/tasks.hpp>
+#include <weft/sim/oracles/timers.hpp>
+#include <weft/time.hpp>
+
+namespace weft::sim::scenarios {
+
+enum class shutdown_race_variant { correct, finished_early };
+
+// Scenario-side state shared by every simulated thread (plain data: see oracles/submissions.hpp).
+struct race_world {
+  explicit race_world(context& s) : sim(s), ledger(s), timers(s) {}
+  context& sim;
+  oracles::task_ledger ledger;
+  oracles::timer_ledger timers;
+  std::uint64_t next_id = 1;
+  std::uint64_t next_timer = 1;
+  std::int64_t child_percent = 40;
+  std::int64_t sleep_percent = 50;
+  bool stop_from_task = false;
+  std::uint64_t submissions = 0;     // submission calls made so far
+  std::uint64_t submitters_done = 0;
+  runtime_operations ops;
+};
+
+// A child's join handle kept in its parent's frame: if the parent is destroyed (cancelled)
+// before it read the child's outcome, the ledger learns the handle was dropped unread.
+struct child_watch {
+  race_world* world = nullptr;
+  std::uint64_t id = 0;
+  join_handle<std::uint64_t> handle;
+  bool delivered = false;
+  child_watch(race_world* w, std::uint64_t i, join_handle<std::uint64_t> h) noexcept
+      : world(w), id(i), handle(std::move(h)) {}
+  child_watch(const child_watch&) = delete;
+  child_watch& operator=(const child_watch&) = delete;
+  ~child_watch() {
+    if (!delivered) world->ledger.detached(id);
+  }
+};
+
+inline std::uint64_t this_thread() noexcept { return platform::current_thread_id(); }
+
+// The leaf task a child runs: maybe a sleep, then done.
+inline task<std::uint64_t> race_child(race_world* w, std::uint64_t id, bool sleeps) {
+  w->ledger.started(id, this_thread());
+  if (sleeps) {
+    const std::uint64_t timer = w->next_timer++;
+    const instant deadline = platform::clock::now() + std::chrono::milliseconds(1);
+    w->timers.armed(timer, deadline);
+    co_await sleep_until(deadline);
+    w->timers.fired(timer, platform::clock::now());
+    w->ledger.resumed(id, this_thread());
+  }
+  w->ledger.finished(id);
+  co_return id;
+}
+
+template <shutdown_race_variant Variant>
+task<std::uint64_t> race_task(race_world* w, std::uint64_t id, std::uint32_t plan) {
+  w->ledger.started(id, this_thread());
+  if (w->stop_from_task && (plan & 0x100u) != 0) builtins::current().operations().request_stop();
+  if ((plan & 0x1u) != 0) {  // sleep
+    const std::uint64_t timer = w->next_timer++;
+    const instant deadline = platform::clock::now() + std::chrono::milliseconds(1 + (plan >> 12) % 5);
+    w->timers.armed(timer, deadline);
+    co_await sleep_until(deadline);
+    w->timers.fired(timer, platform::clock::now());
+    w->ledger.resumed(id, this_thread());
+  }
+  if ((plan & 0x2u) != 0) {  // a child, awaited through its join handle
+    const std::uint64_t child = w->next_id++;
+    const bool anywhere = (plan & 0x4u) != 0;
+    auto factory = [w, child, sleeps = (plan & 0x8u) != 0] { return race_child(w, child, sleeps); };
+    scheduler here = builtins::current().scheduler();
+    join_handle<std::uint64_t> h = anywhere ? here.spawn_anywhere(factory) : here.spawn(factory);
+    child_watch watch(w, child, std::move(h));
+    // A refused child comes back finished as `rejected`; an admitted one may also be finished
+    // already. Either way awaiting it delivers the outcome.
+    auto result = co_await watch.handle;
+    watch.delivered = true;
+    const auto kind = oracles::task_ledger::kind_of(result);
+    w->ledger.answered(child, kind.text != "rejected");
+    w->ledger.outcome(child, kind);
+    w->ledger.resumed(id, this_thread());
+  }
+  if constexpr (Variant == shutdown_race_variant::finished_early) {
+    w->ledger.finished(id);  // BUG (test-only): reported before the last await
+  }
+  co_await yield_now();
+  w->ledger.resumed(id, this_thread());
+  if constexpr (Variant == shutdown_race_variant::correct) w->ledger.finished(id);
+  co_return id;
+}
+
+template <shutdown_race_variant Variant>
+void shutdown_race(context& sim) {
+  using namespace std::chrono_literals;
+  const auto workers = static_cast<std::size_t>(sim.param("workers", 4));
+  const auto tasks = static_cast<std::size_t>(sim.param("tasks", 100));
+  const auto threads = static_cast<std::size_t>(sim.param("threads", static_cast<std::int64_t>(sim.pick(2, 4))));
+  const auto stop_mode = sim.param("stop_mode", static_cast<std::int64_t>(sim.pick(0, 3)));
+  const auto stop_after = sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, tasks + tasks / 4)));
+  race_world world(sim);
+  world.child_percent = sim.param("child_percent", 40);
+  world.sleep_percent = sim.param("sleep_percent", 50);
+  world.stop_from_task = stop_mode == 3;
+  world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
+
+  std::optional<runtime> rt;
+  try {
+    rt.emplace(runtime::builder().workers(workers).blocking_capacity(2, 2).inbox_capacity(64).build());
+  } catch (const start_error& e) {
+    sim.note(std::string("shutdown_race: runtime did not start: ") + e.what());
+    return;
+  }
+  world.ops = rt->operations();
+  sim.arm_stop_requests([ops = world.ops] { ops.request_stop(); });
+
+  struct submitted {
+    std::uint64_t id;
+    join_handle<std::uint64_t> handle;
+  };
+  std::vector<std::vector<submitted>> per_thread(threads);
+  // Copied here: the main thread may stop (and so empty) `rt` while submitters still run.
+  const scheduler sched = rt->scheduler();
+  std::vector<scheduler> pinned;
+  for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
+  std::vector<platform::thread> submitters;
+  for (std::size_t t = 0; t < threads; ++t) {
+    submitters.push_back(sim.start_thread([&, t] {
+      sim.name_thread("submitter-" + std::to_string(t));
+      scheduler sched_here = sched;
+      std::vector<scheduler> pinned_here = pinned;
+      for (std::size_t k = t; k < tasks; k += threads) {
+        std::uint32_t plan = static_cast<std::uint32_t>(sim.random().next() & 0xffff'f000u);
+        if (sim.chance(static_cast<std::uint64_t>(world.sleep_percent), 100)) plan |= 0x1u;
+        if (sim.chance(static_cast<std::uint64_t>(world.child_percent), 100)) plan |= 0x2u;
+        if (sim.chance(1, 2)) plan |= 0x4u;
+        if (sim.chance(1, 2)) plan |= 0x8u;
+        if (sim.chance(1, 20)) plan |= 0x100u;
+        auto factory_for = [&world](std::uint64_t id, std::uint32_t p) {
+          return [w = &world, id, p] { return race_task<Variant>(w, id, p); };
+        };
+        auto record = [&](std::uint64_t id, join_handle<std::uint64_t> h) {
+          per_thread[t].push_back(submitted{id, std::move(h)});
+        };
+        const std::uint64_t how = sim.pick(0, 9);
+        if (how <= 2) {
+          const std::uint64_t id = world.next_id++;
+          record(id, sched_here.spawn(factory_for(id, plan)));
+        } else if (how <= 4) {
+          const std::uint64_t id = world.next_id++;
+          record(id, sched_here.spawn_anywhere(factory_for(id, plan)));
+        } else if (how <= 6) {
+          const std::uint64_t id = world.next_id++;
+          record(id, pinned_here[sim.pick(0, workers - 1)].spawn(factory_for(id, plan)));
+        } else if (how == 7) {
+          const std::uint64_t first = world.next_id;
+          world.next_id += workers;
+          // One factory copy per worker; handle i is worker i's task, whose id is first + i.
+          auto handles = sched_here.spawn_everywhere([w = &world, plan, first] {
+            return race_task<Variant>(w, first + builtins::current().worker().index, plan);
+          });
+          for (std::size_t i = 0; i < handles.size(); ++i) record(first + i, std::move(handles[i]));
+        } else {
+          const std::uint64_t id = world.next_id++;
+          world.ledger.mark_blocking(id);
+          record(id, sched_here.spawn_blocking([w = &world, id] {
+            w->ledger.started(id, this_thread());
+            platform::yield_thread();
+            w->ledger.finished(id);
+            return id;
+          }));
+        }
+        ++world.submissions;
+        platform::yield_thread();
+      }
+      ++world.submitters_done;
+    }));
+  }
+
+  // The stop.
+  auto wait_a_while = [&] {
+    while (world.submissions < static_cast<std::uint64_t>(stop_after) && world.submitters_done < threads) {
+      platform::yield_thread();
+    }
+  };
+  std::optional<platform::thread> stopper;
+  if (stop_mode == 0) {
+    stopper.emplace(sim.start_thread([&] {
+      sim.name_thread("stopper");
+      wait_a_while();
+      world.ops.request_stop();
+    }));
+  }
+  if (stop_mode == 1) wait_a_while();
+  if (stop_mode == 2) {
+    wait_a_while();
+    const drain_outcome d = rt->drain(std::chrono::milliseconds(sim.pick(0, 4)));
+    sim.note(d == drain_outcome::drained ? "drain: drained" : "drain: timed out");
+  }
+  if (stop_mode != 1) {
+    for (auto& s : submitters) s.join();
+  }
+  const stop_outcome out = std::move(*rt).stop();
+  sim.disarm_stop_requests();
+  if (out.is_error()) sim.fail("shutdown_race: stop() from the main thread answered error");
+  if (stop_mode == 1) {
+    for (auto& s : submitters) s.join();
+  }
+  if (stopper) stopper->join();
+  rt.reset();
+
+  // Every admitted task is finished now; read every outcome.
+  std::uint64_t submissions = 0;
+  for (auto& list : per_thread) {
+    for (auto& [id, h] : list) {
+      ++submissions;
+      if (!h.is_finished()) {
+        world.ledger.answered(id, true);
+        world.ledger.stranded(id);
+        h.detach();
+        continue;
+      }
+      const auto kind = oracles::task_ledger::kind_of(h.join());
+      world.ledger.answered(id, kind.text != "rejected");
+      world.ledger.outcome(id, kind);
+    }
+  }
+  world.ledger.check();
+  sim.note("shutdown_race: " + std::to_string(submissions) + " handles, ok=" + std::to_string(world.ledger.count("ok")) +
+           " cancelled=" + std::to_string(world.ledger.count("cancelled")) +
+           " rejected=" + std::to_string(world.ledger.count("rejected")) +
+           " stop=" + (out.is_complete() ? "complete" : "incomplete"));
+}
+
+}  // namespace weft::sim::scenarios

@@ -1,0 +1,134 @@
+// Detection power (issue 4, item 10): for every known-bad variant of the runtime's source
+// (sim/tests/variants/*.variant, built into weft-sim-variant-<name> by variants/meson.build),
+// `fuzz` over seeds 0..N-1 finds the bug within the variant's stated number of seeds, the
+// failure is the expected kind, the printed replay command reproduces it, and the same command
+// on the production weft-sim passes (the failure is the variant's bug, not the scenario's).
+//
+// The binaries are run as a user would run them (a shell command, stdout captured).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+struct variant_spec {
+  std::string scenario;
+  std::uint64_t seeds = 0;
+  std::string expect;
+  std::string fuzz_args;  // optional `fuzz-args:` (extra flags for the campaign)
+};
+
+variant_spec read_spec(const std::string& name) {
+  const std::string path = env_or_empty("WEFT_SIM_VARIANTS_DIR") + "/" + name + ".variant";
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::map<std::string, std::string> fields;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    if (!value.empty() && value[0] == ' ') value.erase(0, 1);
+    fields[line.substr(0, colon)] = value;
+  }
+  variant_spec s;
+  s.scenario = fields["scenario"];
+  s.seeds = std::stoull(fields["seeds"].empty() ? "0" : fields["seeds"]);
+  s.expect = fields["expect"];
+  s.fuzz_args = fields["fuzz-args"];
+  return s;
+}
+
+struct command_result {
+  int status = -1;
+  std::string out;
+};
+
+command_result run_command(const std::string& command) {
+  command_result r;
+  FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
+  if (pipe == nullptr) return r;
+  std::array<char, 4096> buf{};
+  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0;) r.out.append(buf.data(), n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+// The value after `key` on the first line that starts with `prefix`.
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return line.substr(prefix.size());
+  }
+  return "";
+}
+
+void expect_found(const std::string& name) {
+  const std::string bin = env_or_empty(("WEFT_SIM_VARIANT_" + [&] {
+                                         std::string up = name;
+                                         for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+                                         return up;
+                                       }())
+                                           .c_str());
+  const std::string production = env_or_empty("WEFT_SIM_BIN");
+  ASSERT_FALSE(bin.empty()) << "variant binary not given to the test";
+  ASSERT_FALSE(production.empty());
+  const variant_spec spec = read_spec(name);
+  ASSERT_FALSE(spec.scenario.empty());
+  ASSERT_GT(spec.seeds, 0u);
+
+  // 1. The campaign finds it within the stated number of seeds.
+  const command_result fuzz = run_command(bin + " fuzz --scenario " + spec.scenario + " --seeds " +
+                                          std::to_string(spec.seeds) + " --jobs 1 --max-failures 1 " + spec.fuzz_args);
+  const std::string fail_line = line_starting(fuzz.out, "fail: seed=");
+  ASSERT_FALSE(fail_line.empty()) << name << ": not found in " << spec.seeds << " seeds\n" << fuzz.out;
+  const std::uint64_t seed = std::stoull(fail_line);
+  const std::string why = fail_line.substr(fail_line.find(':') + 2);
+  EXPECT_NE(why.find(spec.expect), std::string::npos) << name << ": expected a '" << spec.expect << "' failure, got: " << why;
+  std::printf("detection: %s found by %s at seed %llu (%llu seeds to detection): %s\n", name.c_str(),
+              spec.scenario.c_str(), static_cast<unsigned long long>(seed), static_cast<unsigned long long>(seed + 1),
+              why.c_str());
+
+  // 2. The printed replay reproduces it.
+  const std::string replay = line_starting(fuzz.out, "  replay: ");
+  ASSERT_FALSE(replay.empty()) << fuzz.out;
+  ASSERT_EQ(replay.rfind(bin, 0), 0u) << "the replay command names another binary: " << replay;
+  const command_result again = run_command(replay);
+  EXPECT_EQ(again.status, 1) << again.out;
+  EXPECT_NE(again.out.find("outcome: fail"), std::string::npos) << again.out;
+  EXPECT_NE(again.out.find(why.substr(0, why.find('\n'))), std::string::npos)
+      << "the replay failed differently:\n" << again.out;
+
+  // 3. The production runtime passes the very same run.
+  const command_result control = run_command(production + replay.substr(bin.size()));
+  EXPECT_EQ(control.status, 0) << control.out;
+  EXPECT_NE(control.out.find("outcome: pass"), std::string::npos) << control.out;
+}
+
+TEST(detection_power, an_inbox_that_accepts_after_its_close_strands_work_and_shutdown_race_finds_it) {
+  expect_found("inbox_accepts_after_close");
+}
+TEST(detection_power, a_waker_that_resumes_instead_of_scheduling_is_found_by_cross_worker_ping_pong) {
+  expect_found("wake_resumes_inline");
+}
+TEST(detection_power, a_blocking_callback_that_runs_after_its_submission_was_rejected_is_found) {
+  expect_found("blocking_runs_rejected");
+}
+TEST(detection_power, a_lost_unpark_is_found_by_shutdown_race_as_a_deadlock) { expect_found("parker_lost_unpark"); }
+
+}  // namespace
