@@ -6,7 +6,8 @@
 #          request_stop/stop; `wake_storm` while shutdown_race is not built in) over thousands of
 #          seeds with swarm fault mixes and a progress bar, then the replay of one seed written as
 #          a Chrome trace you can open in Perfetto;
-#   act 2  the event loop doing real work for several producer threads (weft-demo), briefly.
+#   act 2  the event loop doing real work for several producer threads (weft-demo), briefly;
+#   act 3  the runtime of pinned workers spreading CPU and blocking work (weft-runtime-demo).
 #
 # Usage: ./tools/demo.sh [arguments for weft-demo, e.g. --producers 8 --items 1000]
 # Environment: WEFT_JOBS (build and fuzz parallelism, default nproc), WEFT_DEMO_SEEDS (seeds in
@@ -36,7 +37,7 @@ if [ -f "$build/build.ninja" ]; then
 else
   meson setup "$build" "${settings[@]}"
 fi
-ninja -C "$build" -j "$jobs" sim/weft-sim tools/weft-demo
+ninja -C "$build" -j "$jobs" sim/weft-sim tools/weft-demo tools/weft-runtime-demo
 
 sim="$build/sim/weft-sim"
 
@@ -84,7 +85,12 @@ demo_event_loop() {
   "$build/tools/weft-demo" "$@"
 }
 
-demos=(demo_simulator demo_event_loop)
+# 5. Act 3: the runtime of pinned workers across its workers.
+demo_runtime() {
+  "$build/tools/weft-runtime-demo"
+}
+
+demos=(demo_simulator demo_event_loop demo_runtime)
 for demo in "${demos[@]}"; do
   echo "=== $demo"
   "$demo" "$@"

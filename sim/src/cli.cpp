@@ -147,12 +147,12 @@ void draw_bar(std::size_t done, std::size_t total, const std::string& tail) {
 int report_shrink(const std::string& program, const scenario& s, std::uint64_t seed, const options& o,
                   const shrink_limits& limits) {
   const bool tty = isatty(STDERR_FILENO) != 0;
-  const auto began = std::chrono::steady_clock::now();  // reporting only
+  const auto began = std::chrono::steady_clock::now();  // reporting only (seam-ok: simulator host code, outside any simulated run)
   auto last_draw = began;
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   if (tty) {
     progress = [&](std::uint64_t runs, std::uint64_t limit) {
-      const auto now = std::chrono::steady_clock::now();
+      const auto now = std::chrono::steady_clock::now();  // seam-ok: simulator host code, outside any simulated run
       if (now - last_draw < std::chrono::milliseconds(100) && runs != limit) return;
       last_draw = now;
       draw_bar(runs, limit, "runs (budget)");
@@ -160,7 +160,7 @@ int report_shrink(const std::string& program, const scenario& s, std::uint64_t s
   }
   const shrink_result r = shrink(s, seed, o, limits, progress);
   if (tty) std::fprintf(stderr, "\n");
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();  // seam-ok: simulator host code, outside any simulated run
   if (!r.reproduced) {
     std::printf("shrink: seed %llu passes with these options; nothing to shrink\n",
                 static_cast<unsigned long long>(seed));
@@ -278,7 +278,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
   std::atomic<std::size_t> finished{0};
   std::atomic<std::uint64_t> total_steps{0};
   std::atomic<bool> stop{false};
-  const auto began = std::chrono::steady_clock::now();  // throughput only; never enters a run
+  const auto began = std::chrono::steady_clock::now();  // throughput only; never enters a run (seam-ok: simulator host code, outside any simulated run)
   auto worker = [&] {
     for (;;) {
       if (stop.load()) return;
@@ -303,7 +303,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
       finished.fetch_add(1);
     }
   };
-  std::vector<std::thread> pool;
+  std::vector<std::thread> pool;  // seam-ok: simulator host code, outside any simulated run
   for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (tty) {
@@ -320,7 +320,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
     std::fprintf(stderr, "\n");
   }
   for (auto& t : pool) t.join();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();  // seam-ok: simulator host code, outside any simulated run
 
   std::sort(failures.begin(), failures.end(), [](const failure& a, const failure& b) { return a.seed < b.seed; });
   for (const auto& fl : failures) {

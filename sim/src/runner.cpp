@@ -81,7 +81,7 @@ class simulator_thread {
   }
 
   job_slot* slot_;
-  std::thread thread_;
+  std::thread thread_;  // seam-ok: simulator host code, outside any simulated run
   bool poisoned_ = false;
 };
 
