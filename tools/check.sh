@@ -56,7 +56,11 @@ suites() {  # suites DIR SUITE...  (runs the named suites of a build)
 }
 
 present() {  # present DIR SUITE: true when the build defines tests in that suite
-  meson test -C "$1" --list --suite "$2" 2>/dev/null | grep -q .
+  # (The list is captured first: a `grep -q` in a pipe would stop reading early, and under
+  # pipefail the writer's SIGPIPE would make a present suite look absent.)
+  local listed
+  listed=$(meson test -C "$1" --no-rebuild --list --suite "$2" 2>/dev/null) || return 1
+  grep -q " / " <<<"$listed"
 }
 
 real_suites=(runtime examples tools)

@@ -5,19 +5,16 @@
 // began it answers `closed`. Nothing is ever queued without bound.
 //
 // Shutdown: admission closes first, queued callbacks are destroyed unrun (and counted), running
-// ones finish, then the threads are joined. The state below is guarded by `lock_`; callbacks run
-// outside it.
+// ones finish, then the threads are joined. The admission, queue and shutdown protocol and the
+// state the threads share are blocking_admission's (blocking_admission.hpp, checked by a model);
+// this class starts and joins the threads. Callbacks run outside the lock.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <memory>
-#include <vector>
 
+#include <weft/detail/blocking_admission.hpp>
 #include <weft/detail/runnable.hpp>
-#include <weft/platform/sync.hpp>
-#include <weft/platform/thread.hpp>
 #include <weft/queue_error.hpp>
 
 namespace weft::detail {
@@ -42,8 +39,8 @@ class blocking_pool {
   // Waits for running jobs and joins the threads. Call after close(), never from a pool thread.
   void join();
 
-  std::size_t max_threads() const noexcept { return max_threads_; }
-  std::size_t max_queued() const noexcept { return max_queued_; }
+  std::size_t max_threads() const noexcept { return admission_.max_threads(); }
+  std::size_t max_queued() const noexcept { return admission_.max_queued(); }
   // Observation for tests and stats (approximate under concurrency).
   std::size_t threads_started();
   std::size_t queued();
@@ -52,17 +49,8 @@ class blocking_pool {
  private:
   void thread_main();
 
-  const std::size_t max_threads_;
-  const std::size_t max_queued_;
   runtime_core* const owner_;
-  sync::mutex lock_;
-  sync::condvar work_ready_;
-  std::deque<runnable*> queue_;         // under lock_; bounded by max_queued_
-  std::vector<platform::thread> threads_;  // under lock_; bounded by max_threads_
-  std::size_t idle_ = 0;                // under lock_: threads waiting for work
-  std::size_t starting_ = 0;            // under lock_: threads started but not yet in their loop
-  std::size_t running_ = 0;             // under lock_: jobs being run
-  bool closed_ = false;                 // under lock_
+  blocking_admission admission_;
 };
 
 // The thread is one of a runtime's blocking-pool threads (for stop()'s deadlock check).
