@@ -147,7 +147,7 @@ void draw_bar(std::size_t done, std::size_t total, const std::string& tail) {
 int report_shrink(const std::string& program, const scenario& s, std::uint64_t seed, const options& o,
                   const shrink_limits& limits) {
   const bool tty = isatty(STDERR_FILENO) != 0;
-  const auto began = std::chrono::steady_clock::now();  // reporting only (seam-ok: simulator host code, outside any simulated run)
+  const auto began = std::chrono::steady_clock::now();  // seam-ok: progress reporting, simulator host code outside any run
   auto last_draw = began;
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   if (tty) {
@@ -278,7 +278,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
   std::atomic<std::size_t> finished{0};
   std::atomic<std::uint64_t> total_steps{0};
   std::atomic<bool> stop{false};
-  const auto began = std::chrono::steady_clock::now();  // throughput only; never enters a run (seam-ok: simulator host code, outside any simulated run)
+  const auto began = std::chrono::steady_clock::now();  // seam-ok: throughput only, host code; never enters a run
   auto worker = [&] {
     for (;;) {
       if (stop.load()) return;

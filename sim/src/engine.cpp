@@ -372,11 +372,11 @@ void engine::detach(detail::fiber_record* f) noexcept {
 void engine::drop_joinable(detail::fiber_record* f) noexcept {
   f->joined_or_detached = true;
   if (running_ == nullptr || ending_) return;
-  // std::thread would call std::terminate here. Stopping the whole run is the faithful analogue,
+  // an OS thread object would call std::terminate here. Stopping the whole run is the faithful analogue,
   // and it matters: the dropping fiber is usually unwinding, destroying objects the dropped
   // thread still uses — letting anyone run on would be a use-after-free in the simulator.
   fail("thread " + std::to_string(f->id) + " (" + f->name +
-       ") was dropped while joinable (std::thread would call std::terminate); the run stops here\n" +
+       ") was dropped while joinable (an OS thread would call std::terminate); the run stops here\n" +
        describe_fibers());
   abort_run();
   abandon_current();

@@ -11,7 +11,7 @@ namespace {
 TEST(virtual_time, a_one_hour_sleep_finishes_at_once_in_wall_time) {
   const weft::sim::scenario* s = weft::sim::registry::global().find("test_sleep_one_hour");
   ASSERT_NE(s, nullptr);
-  const auto wall_before = std::chrono::steady_clock::now();  // the test measures the simulator (seam-ok: simulator host code, outside any simulated run)
+  const auto wall_before = std::chrono::steady_clock::now();  // seam-ok: the test measures the simulator from outside
   const auto r = weft::sim::run(*s, 1, {});
   const auto wall = std::chrono::steady_clock::now() - wall_before;  // seam-ok: simulator host code, outside any simulated run
   EXPECT_TRUE(r.passed) << (r.failures.empty() ? "" : r.failures.front());

@@ -58,7 +58,7 @@ void report_failure(const char* what, const std::source_location& loc) noexcept;
 fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);
 void join(fiber_record* fiber, const std::source_location& loc);
 void detach(fiber_record* fiber) noexcept;
-// A platform::thread destroyed or overwritten while joinable (std::thread would terminate):
+// A platform::thread destroyed or overwritten while joinable (an OS thread would terminate):
 // reported as a failure of the run; the fiber runs on, detached.
 void drop_joinable(fiber_record* fiber) noexcept;
 
