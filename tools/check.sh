@@ -18,6 +18,9 @@ root=$(pwd)
 out="$root/build-check"
 jobs=${WEFT_JOBS:-$(nproc)}
 fuzz_seeds=${WEFT_FUZZ_SEEDS:-2000}   # per scenario; the range [0, fuzz_seeds) is fixed for CI
+mkdir -p "$out"
+tally="$out/tally.txt"   # one "passed failed skipped" line per suites() call (meson test counts)
+: > "$tally"
 
 ./tools/install-deps.sh
 
@@ -48,11 +51,16 @@ build() {  # build DIR [meson options...]
   ninja -C "$dir" -j "$jobs"
 }
 
-suites() {  # suites DIR SUITE...  (runs the named suites of a build)
+suites() {  # suites DIR SUITE...  (runs the named suites of a build; tallies meson's counts)
   local dir=$1; shift
   local args=()
   for s in "$@"; do args+=(--suite "$s"); done
-  meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "${args[@]}"
+  local log="$dir/check-suites.log" status=0
+  meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "${args[@]}" 2>&1 | tee "$log" || status=$?
+  awk '/^Ok:/ {ok += $2} /^Expected Fail:/ {ok += $3} /^Fail:/ {fail += $2} /^Unexpected Pass:/ {fail += $3}
+       /^Timeout:/ {fail += $2} /^Skipped:/ {skip += $2}
+       END {printf "%d %d %d\n", ok, fail, skip}' "$log" >> "$tally"
+  return "$status"
 }
 
 present() {  # present DIR SUITE: true when the build defines tests in that suite
@@ -89,9 +97,9 @@ sim_run() {
 
 stage "build + real unit tests" main_build_and_unit
 stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
+  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
 stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
+  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
 stage "models (Relacy)" suites "$out/main" models
 stage "sim: tests + fuzz smoke ($fuzz_seeds seeds per scenario)" sim_run
 if present "$out/main" properties; then
@@ -100,4 +108,8 @@ else
   echo "=== stage: properties: SKIPPED (no properties suite in this build)"
 fi
 
+# The closing line counts meson tests (each gtest/rapidcheck binary, example, model, twin and
+# tool check is one test; the fuzz smoke is not counted here, its own lines above report it).
+read -r passed failed skipped < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$tally")
 echo "check: all stages passed"
+echo "check: $passed passed, $failed failed, $skipped skipped"
