@@ -159,17 +159,7 @@ inline void blocking_saturation(context& sim) {
       settle(world, id, h.join());
     }
   }
-  for (auto& [id, h] : from_tasks) {
-    if (!h.is_finished()) {
-      world.ledger.answered(id, true);
-      world.ledger.stranded(id);
-      h.detach();
-      continue;
-    }
-    const auto kind = oracles::task_ledger::kind_of(h.join());
-    world.ledger.answered(id, kind.text != "rejected");
-    world.ledger.outcome(id, kind);
-  }
+  for (auto& [id, h] : from_tasks) world.ledger.settle(id, h);
   world.ledger.check();
   sim.note("blocking_saturation: " + std::to_string(world.calls_made) + " calls, ok=" +
            std::to_string(world.ledger.count("ok")) + " full=" + std::to_string(world.full) +

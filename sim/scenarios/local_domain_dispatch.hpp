@@ -174,17 +174,7 @@ void local_domain_dispatch(context& sim) {
   domain.reset();  // what is left is destroyed unrun (nothing, if the frames sufficed)
 
   for (auto& list : handles) {
-    for (auto& [id, h] : list) {
-      if (!h.is_finished()) {
-        world.tasks.answered(id, true);
-        world.tasks.stranded(id);
-        h.detach();
-        continue;
-      }
-      const auto kind = oracles::task_ledger::kind_of(h.join());
-      world.tasks.answered(id, kind.text != "rejected");
-      world.tasks.outcome(id, kind);
-    }
+    for (auto& [id, h] : list) world.tasks.settle(id, h);
   }
   world.tasks.check();
   world.dispatches.check(sim);

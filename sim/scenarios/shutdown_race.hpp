@@ -253,15 +253,7 @@ void shutdown_race(context& sim) {
   for (auto& list : per_thread) {
     for (auto& [id, h] : list) {
       ++submissions;
-      if (!h.is_finished()) {
-        world.ledger.answered(id, true);
-        world.ledger.stranded(id);
-        h.detach();
-        continue;
-      }
-      const auto kind = oracles::task_ledger::kind_of(h.join());
-      world.ledger.answered(id, kind.text != "rejected");
-      world.ledger.outcome(id, kind);
+      world.ledger.settle(id, h);
     }
   }
   world.ledger.check();

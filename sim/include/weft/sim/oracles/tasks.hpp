@@ -88,6 +88,21 @@ class task_ledger {
   // After the runtime stopped: the handle of this admitted task is not finished.
   void stranded(std::uint64_t id) { fail(id, "was admitted but is still unfinished after the runtime stopped (stranded)"); }
 
+  // After the runtime stopped: records what the handle of task `id` says (an unfinished handle is
+  // a stranded admitted task; it is detached). Every scenario settles its handles this way.
+  template <class Handle>
+  void settle(std::uint64_t id, Handle& h) {
+    if (!h.is_finished()) {
+      answered(id, true);
+      stranded(id);
+      h.detach();
+      return;
+    }
+    const auto kind = kind_of(h.join());
+    answered(id, kind.text != "rejected");
+    outcome(id, kind);
+  }
+
   // Panicked outcomes are legitimate only when the scenario allows them (injected exceptions).
   void allow_panics(bool allowed) noexcept { panics_allowed_ = allowed; }
 
