@@ -21,7 +21,6 @@ void owning_drop(void* data) noexcept { static_cast<task_header*>(data)->release
 void borrowed_drop(void*) noexcept {}
 
 constexpr waker_vtable owning_vtable{&owning_clone, &owning_wake, &owning_drop};
-constexpr waker_vtable borrowed_vtable{&owning_clone, &owning_wake, &borrowed_drop};
 
 raw_waker owning_clone(void* data) noexcept {
   static_cast<task_header*>(data)->ref_inc();
@@ -29,14 +28,15 @@ raw_waker owning_clone(void* data) noexcept {
 }
 }  // namespace
 
+constinit const waker_vtable task_borrowed_waker_vtable{&owning_clone, &owning_wake, &borrowed_drop};
+
 task_header* current_task() noexcept { return current_task_slot::get(); }
 
 task_header::task_header(loop_shared* owner, std::uint64_t id, std::coroutine_handle<> root) noexcept
     : runnable(runnable_kind::task_poll),
       owner_(owner),
       id_(id),
-      root_(root),
-      self_waker_(raw_waker{&borrowed_vtable, this}) {
+      root_(root) {
   owner_->ref_inc();
   if (owner_->counter) owner_->counter->started();
 }
@@ -81,7 +81,15 @@ void task_header::poll_once() noexcept {
   bool resume = true;
   if (pending_.poll != nullptr) {
     // The leaf decides; a leaf that throws reports ready and rethrows at its co_await.
-    resume = pending_.poll(pending_.leaf, self_waker_);
+    resume = pending_.poll(pending_.leaf, borrowed_waker());
+  } else if (!root_) {
+    // First poll of a factory cell: the factory runs here, on the owner thread, inside the poll.
+    if (!start_root()) {  // it threw or made no task: the error is stored as the output
+      current_task_slot::set(outer);
+      destroy_root();
+      complete(false);
+      return;
+    }
   }
   if (resume) {
     const std::coroutine_handle<> next = resume_at_ ? resume_at_ : root_;

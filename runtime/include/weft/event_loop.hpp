@@ -63,12 +63,36 @@ struct timer_id {
 namespace detail {
 template <class F>
 concept task_factory = std::invocable<F&> && is_task<std::invoke_result_t<F&>>::value;
-// A task that owns `factory` in its frame and awaits the task it makes. (A coroutine lambda's
-// captures live in the closure, not in its frame: invoking a temporary closure and keeping only
-// the task would leave the task pointing at a dead closure.)
+// What a spawn takes: a task<T>, or a factory of one. A factory is kept in the task's cell and
+// invoked at the first poll (factory_cell, task_cell.hpp). (A coroutine lambda's captures live in
+// the closure, not in its frame: invoking a temporary closure and keeping only the task would
+// leave the task pointing at a dead closure.)
+template <class W>
+struct spawn_value;
+template <class T>
+struct spawn_value<task<T>> {
+  using type = T;
+};
 template <class F>
-auto run_factory(F factory) -> std::invoke_result_t<F&> {
-  co_return co_await factory();
+  requires task_factory<F>
+struct spawn_value<F> {
+  using type = typename std::invoke_result_t<F&>::value_type;
+};
+template <class W>
+using spawn_value_t = typename spawn_value<std::decay_t<W>>::type;
+template <class W>
+concept spawnable = task_factory<std::decay_t<W>> || is_task<std::decay_t<W>>::value;
+
+// The cell of a new task: takes over a task's frame, or keeps a factory for the first poll.
+// Null when there is nothing to run (an empty task<T>).
+template <class W>
+task_cell<spawn_value_t<W>>* make_task_cell(loop_shared* owner, std::uint64_t id, W&& work) {
+  if constexpr (is_task<std::decay_t<W>>::value) {
+    if (!work.valid()) return nullptr;
+    return new task_cell<spawn_value_t<W>>(owner, id, std::move(work));
+  } else {
+    return new factory_cell<std::decay_t<W>>(owner, id, std::forward<W>(work));
+  }
 }
 struct child_worker;
 }  // namespace detail
@@ -97,11 +121,7 @@ class event_loop {
   // Spawns a task; its first poll is a microtask. After destruction began: rejected.
   template <class T>
   join_handle<T> spawn(task<T> t) {
-    check_owner("spawn");
-    if (shutting_down_ || !t.valid()) return join_handle<T>::rejected();
-    auto* cell = new detail::task_cell<T>(shared_, next_task_id_++, std::move(t));
-    adopt_spawned(cell);
-    return join_handle<T>(cell);
+    return spawn_work(std::move(t));
   }
   // Spawns the task a factory returns. The factory is moved into the task and invoked at its
   // first poll, so the factory (a lambda's captures, say) lives exactly as long as the task and
@@ -109,7 +129,19 @@ class event_loop {
   template <class F>
     requires detail::task_factory<std::decay_t<F>>
   auto spawn(F&& factory) {
-    return spawn(detail::run_factory(std::decay_t<F>(std::forward<F>(factory))));
+    return spawn_work(std::forward<F>(factory));
+  }
+  // spawn() of either a task<T> or a factory (detail::spawnable).
+  template <class W>
+  join_handle<detail::spawn_value_t<W>> spawn_work(W&& work) {
+    using T = detail::spawn_value_t<W>;
+    check_owner("spawn");
+    if (shutting_down_) return join_handle<T>::rejected();
+    detail::task_cell<T>* cell = detail::make_task_cell(shared_, next_task_id_, std::forward<W>(work));
+    if (cell == nullptr) return join_handle<T>::rejected();
+    ++next_task_id_;
+    adopt_spawned(cell);
+    return join_handle<T>(cell);
   }
 
   template <class F>
@@ -336,13 +368,16 @@ worker_handle event_loop::spawn_worker(F&& fn) {
 }
 
 namespace detail {
-// Spawns `t` onto the loop behind `target` from any thread: the cell is created here and handed
-// to the loop's inbox, which adopts it and polls it there. A refused submission completes at once
-// as `rejected` (with the reason); the frame is destroyed unrun on this thread.
-template <class T>
-join_handle<T> spawn_remote(loop_shared* target, task<T> t) {
-  if (!t.valid()) return join_handle<T>::rejected();
-  auto* cell = new task_cell<T>(target, 0, std::move(t));
+// Spawns `work` (a task<T> or a factory) onto the loop behind `target` from any thread: the cell is
+// created here and handed to the loop's inbox, which adopts it and polls it there. A refused
+// submission completes at once as `rejected` (with the reason); the frame (or the factory) is
+// destroyed unrun on this thread.
+template <class W>
+  requires spawnable<W>
+join_handle<spawn_value_t<W>> spawn_remote(loop_shared* target, W&& work) {
+  using T = spawn_value_t<W>;
+  task_cell<T>* cell = make_task_cell(target, 0, std::forward<W>(work));
+  if (cell == nullptr) return join_handle<T>::rejected();
   cell->set_kind(runnable_kind::task_spawn);
   const remote_inbox::push_result pushed = target->push_user(cell);
   if (pushed != remote_inbox::push_result::accepted) {

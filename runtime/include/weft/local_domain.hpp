@@ -38,7 +38,7 @@ class local_spawner {
   auto spawn(F&& factory) {
     using T = typename std::invoke_result_t<std::decay_t<F>&>::value_type;
     if (!target_.valid()) return join_handle<T>::rejected();
-    return detail::spawn_remote(target_.shared(), detail::run_factory(std::decay_t<F>(std::forward<F>(factory))));
+    return detail::spawn_remote(target_.shared(), std::forward<F>(factory));
   }
   // Runs fn on the host thread at a later drive. Fire-and-forget.
   template <class F>

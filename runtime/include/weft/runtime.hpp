@@ -113,21 +113,26 @@ class runtime {
   // Throws usage_error on a worker of this runtime (it would block the worker).
   template <class T>
   T block_on(task<T> t) {
-    check_block_on_caller();
-    join_handle<T> h = core_->submit_task(core_->pick_worker(), std::move(t));
-    auto result = h.join();
-    if (!result) result.error().rethrow();
-    if constexpr (!std::is_void_v<T>) return std::move(result).value();
+    return block_on_work(std::move(t));
   }
   template <class F>
     requires detail::task_factory<std::decay_t<F>>
   auto block_on(F&& factory) {
-    return block_on(detail::run_factory(std::decay_t<F>(std::forward<F>(factory))));
+    return block_on_work(std::forward<F>(factory));
   }
 
  private:
   explicit runtime(std::shared_ptr<detail::runtime_core> core) noexcept : core_(std::move(core)) {}
   void check_block_on_caller() const;
+  template <class W>
+  detail::spawn_value_t<W> block_on_work(W&& work) {
+    using T = detail::spawn_value_t<W>;
+    check_block_on_caller();
+    join_handle<T> h = core_->submit_task(core_->pick_worker(), std::forward<W>(work));
+    auto result = h.join();
+    if (!result) result.error().rethrow();
+    if constexpr (!std::is_void_v<T>) return std::move(result).value();
+  }
   void shut_down_and_wait() noexcept;
 
   std::shared_ptr<detail::runtime_core> core_;

@@ -36,12 +36,25 @@ using factory_value_t = typename std::invoke_result_t<F&>::value_type;
 template <class F, class I>
 using input_factory_value_t = typename std::invoke_result_t<F&, I&&>::value_type;
 
-// Relocates `input` (on the destination, before the factory runs), then runs the factory on it.
+// A factory over a factory and its input: at the first poll (on the destination worker) it
+// relocates the input there, then runs the factory on it. Both live in the task's cell until the
+// task's frame is gone (factory_cell), so the task may refer to them.
 template <class F, class I>
-auto run_factory_with_input(F factory, I input, worker_id from, worker_id to) -> std::invoke_result_t<F&, I&&> {
-  thread_aware_traits<I>::relocate(input, from, to);
-  co_return co_await factory(std::move(input));
-}
+class factory_with_input {
+ public:
+  factory_with_input(F factory, I input, worker_id from, worker_id to)
+      : factory_(std::move(factory)), input_(std::move(input)), from_(from), to_(to) {}
+  std::invoke_result_t<F&, I&&> operator()() {
+    thread_aware_traits<I>::relocate(input_, from_, to_);
+    return factory_(std::move(input_));
+  }
+
+ private:
+  F factory_;
+  I input_;
+  worker_id from_;
+  worker_id to_;
+};
 }  // namespace detail
 
 class scheduler {
@@ -60,7 +73,7 @@ class scheduler {
     using T = detail::factory_value_t<std::decay_t<F>>;
     if (!core_) return join_handle<T>::rejected();
     const std::size_t index = worker_ == any_worker ? core_->pick_worker() : worker_;
-    return core_->submit_task(index, detail::run_factory(std::decay_t<F>(std::forward<F>(factory))));
+    return core_->submit_task(index, std::forward<F>(factory));
   }
 
   // The runtime picks the worker.
@@ -69,7 +82,7 @@ class scheduler {
   auto spawn_anywhere(F&& factory) -> join_handle<detail::factory_value_t<std::decay_t<F>>> {
     using T = detail::factory_value_t<std::decay_t<F>>;
     if (!core_) return join_handle<T>::rejected();
-    return core_->submit_task(core_->pick_worker(), detail::run_factory(std::decay_t<F>(std::forward<F>(factory))));
+    return core_->submit_task(core_->pick_worker(), std::forward<F>(factory));
   }
 
   // The runtime picks the worker; `input` is relocated there before factory(input) runs.
@@ -80,7 +93,7 @@ class scheduler {
     using T = detail::input_factory_value_t<std::decay_t<F>, std::decay_t<I>>;
     if (!core_) return join_handle<T>::rejected();
     const std::size_t index = core_->pick_worker();
-    return core_->submit_task(index, detail::run_factory_with_input(std::decay_t<F>(std::forward<F>(factory)),
+    return core_->submit_task(index, detail::factory_with_input<std::decay_t<F>, std::decay_t<I>>(std::decay_t<F>(std::forward<F>(factory)),
                                                                     std::decay_t<I>(std::forward<I>(input)),
                                                                     here(), worker_id{index}));
   }
@@ -95,7 +108,7 @@ class scheduler {
     handles.reserve(core_->worker_count());
     const std::decay_t<F> prototype(std::forward<F>(factory));
     for (std::size_t i = 0; i < core_->worker_count(); ++i) {
-      handles.push_back(core_->submit_task(i, detail::run_factory(std::decay_t<F>(prototype))));
+      handles.push_back(core_->submit_task(i, std::decay_t<F>(prototype)));
     }
     return handles;
   }
@@ -115,7 +128,7 @@ class scheduler {
     const worker_id from = here();
     for (std::size_t i = 0; i < core_->worker_count(); ++i) {
       handles.push_back(core_->submit_task(
-          i, detail::run_factory_with_input(std::decay_t<F>(factory_prototype), std::decay_t<I>(input_prototype),
+          i, detail::factory_with_input<std::decay_t<F>, std::decay_t<I>>(std::decay_t<F>(factory_prototype), std::decay_t<I>(input_prototype),
                                             from, worker_id{i})));
     }
     return handles;

@@ -183,6 +183,9 @@ class [[nodiscard]] task {
   bool valid() const noexcept { return static_cast<bool>(h_); }
   handle_type handle() const noexcept { return h_; }
 
+  // Gives up ownership of the frame (a task cell takes it over).
+  handle_type release() noexcept { return std::exchange(h_, {}); }
+
   // Destroys the frame (and, through it, every frame it is awaiting).
   void reset() noexcept {
     if (h_) std::exchange(h_, {}).destroy();

@@ -82,14 +82,18 @@ class runtime_core {
   // The worker the calling thread is, if it is one of ours.
   std::optional<std::size_t> current_worker() const noexcept;
 
-  // Spawns `t` on worker `index`: directly when called on that worker, else through its inbox.
-  template <class T>
-  join_handle<T> submit_task(std::size_t index, task<T> t) {
+  // Spawns on worker `index`: directly when called on that worker, else through its inbox.
+  // `work` is a task<T> or a factory of one (spawnable, event_loop.hpp).
+  template <class W>
+    requires spawnable<W>
+  join_handle<spawn_value_t<W>> submit_task(std::size_t index, W&& work) {
     (void)WEFT_FAULT_POINT(stop_request);  // the simulator may request a stop racing this submission
-    if (!admitting()) return join_handle<T>::rejected(queue_error::closed);
+    if (!admitting()) return join_handle<spawn_value_t<W>>::rejected(queue_error::closed);
     const endpoint& ep = endpoints_[index];
-    if (ep.shared->on_owner_thread() && ep.shared->loop != nullptr) return ep.shared->loop->spawn(std::move(t));
-    return spawn_remote(ep.shared, std::move(t));
+    if (ep.shared->on_owner_thread() && ep.shared->loop != nullptr) {
+      return ep.shared->loop->spawn_work(std::forward<W>(work));
+    }
+    return spawn_remote(ep.shared, std::forward<W>(work));
   }
 
   blocking_pool& pool_for(std::size_t worker) noexcept {

@@ -1,11 +1,16 @@
-// weft/detail/task_cell.hpp — the typed heap cell of a spawned task: header + root task + output.
+// weft/detail/task_cell.hpp — the typed heap cell of a spawned task: header + output, and the
+// factory_cell that also holds the factory a task is spawned from.
 //
 // The output slot is written once by the owner thread, before `complete` is published (release),
 // and read by the joiner only after it observed `complete` (acquire). Exactly one party destroys
 // an unread output: the completer if the join handle was already gone, else the handle.
 #pragma once
 
+#include <exception>
+#include <functional>
+#include <new>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include <weft/detail/join_handoff.hpp>
@@ -17,13 +22,14 @@
 namespace weft::detail {
 
 template <class T>
-class task_cell final : public task_header {
+class task_cell : public task_header {
  public:
   using output_type = expected<T, join_error>;
 
+  // The cell takes over the frame of `root` (valid).
   task_cell(loop_shared* owner, std::uint64_t id, task<T>&& root) noexcept
-      : task_header(owner, id, root.handle()), root_(std::move(root)) {}
-  ~task_cell() override { WEFT_ASSERT(!root_.valid()); }
+      : task_header(owner, id, root.release()) {}
+  ~task_cell() override { WEFT_ASSERT(!root()); }
 
   // Joiner (any thread). Returns true with the output moved into `out` once the task completed;
   // otherwise registers `w` to be woken at completion and returns false. The protocol lives in
@@ -35,9 +41,32 @@ class task_cell final : public task_header {
   // Join handle gone (any thread): the handle's reference is released by the caller.
   void drop_join_interest() noexcept { join_handoff::drop_join_interest(state, join_waker_slot, output_); }
 
+ protected:
+  // A cell made without a frame (factory_cell) starts with a null root.
+  task_cell(loop_shared* owner, std::uint64_t id) noexcept : task_header(owner, id, nullptr) {}
+
+  bool start_root() noexcept override {
+    WEFT_ASSERT(false);  // only a factory_cell starts without a frame
+    return false;
+  }
+
+  // Takes the frame of a task a factory returned: true when it is a frame, else the output says why.
+  bool adopt_root(task<T>&& made) noexcept {
+    if (!made.valid()) {
+      store_error(join_error::from_panic(std::make_exception_ptr(usage_error("a task factory returned an empty task"))));
+      return false;
+    }
+    set_root(made.release());
+    return true;
+  }
+
+  void store_error(join_error error) noexcept override {
+    output_.with_mut([&](std::optional<output_type>& slot) { slot.emplace(unexpected(std::move(error))); });
+  }
+
  private:
   void store_root_result() noexcept override {
-    auto& promise = root_.handle().promise();
+    auto& promise = std::coroutine_handle<task_promise<T>>::from_address(root().address()).promise();
     output_.with_mut([&](std::optional<output_type>& slot) {
       try {
         if constexpr (std::is_void_v<T>) {
@@ -53,10 +82,6 @@ class task_cell final : public task_header {
       }
     });
   }
-  void store_error(join_error error) noexcept override {
-    output_.with_mut([&](std::optional<output_type>& slot) { slot.emplace(unexpected(std::move(error))); });
-  }
-  void destroy_root() noexcept override { root_.reset(); }
   std::exception_ptr stored_panic() const noexcept override {
     return output_.with([](const std::optional<output_type>& slot) -> std::exception_ptr {
       if (!slot || slot->has_value() || !slot->error().is_panicked()) return nullptr;
@@ -67,8 +92,51 @@ class task_cell final : public task_header {
     output_.with_mut([](std::optional<output_type>& slot) { slot.reset(); });
   }
 
-  task<T> root_;
   sync::cell<std::optional<output_type>> output_;
+};
+
+// A cell spawned from a factory: no frame until the first poll, which invokes the factory on the
+// owner thread and runs the task it returns. The factory (a lambda's captures, say) lives in the
+// cell until just after the frame is destroyed, so a coroutine lambda's frame may refer to its
+// captures for its whole life, and it is destroyed where the task ran. (This replaces a wrapper
+// coroutine `co_return co_await factory();`, which cost a second frame per task.)
+template <class F>
+class factory_cell final : public task_cell<typename std::invoke_result_t<F&>::value_type> {
+  using T = typename std::invoke_result_t<F&>::value_type;
+
+ public:
+  template <class G>
+  factory_cell(loop_shared* owner, std::uint64_t id, G&& factory) noexcept(std::is_nothrow_constructible_v<F, G&&>)
+      : task_cell<T>(owner, id) {
+    ::new (static_cast<void*>(&factory_)) F(std::forward<G>(factory));
+    has_factory_ = true;
+  }
+  ~factory_cell() override { WEFT_ASSERT(!has_factory_); }
+
+ private:
+  bool start_root() noexcept override {
+    WEFT_ASSERT(has_factory_);
+    try {
+      return this->adopt_root(std::invoke(factory_));
+    } catch (const operation_cancelled&) {
+      this->store_error(join_error(join_error::cancelled));
+    } catch (...) {
+      this->store_error(join_error::from_panic(std::current_exception()));
+    }
+    return false;
+  }
+  void destroy_root() noexcept override {
+    this->destroy_frame();  // the frame first: it may refer to the factory's captures
+    if (has_factory_) {
+      has_factory_ = false;
+      factory_.~F();
+    }
+  }
+
+  union {
+    F factory_;  // alive while has_factory_
+  };
+  bool has_factory_ = false;
 };
 
 }  // namespace weft::detail

@@ -1,5 +1,10 @@
 // weft/detail/task_header.hpp — the type-independent part of a spawned task's heap cell.
 //
+// A cell starts either with its root coroutine frame (spawn of a task<T>) or with a factory and
+// no frame yet (spawn of a factory, see factory_cell.hpp): the first poll, on the owner thread,
+// invokes the factory and takes the task it returns as the root. Either way the frame lives from
+// the first poll to completion, and the factory (if any) until just after the frame.
+//
 // Who may touch what:
 //   state                any thread (atomic; see task_state.hpp)
 //   join_waker_slot      the joiner while join_waker is clear and the task not complete; read-only
@@ -14,6 +19,7 @@
 
 #include <coroutine>
 #include <cstdint>
+#include <utility>
 
 #include <weft/detail/runnable.hpp>
 #include <weft/detail/task_state.hpp>
@@ -32,8 +38,15 @@ struct leaf_poller {
   bool (*poll)(void* leaf, const waker& w) = nullptr;
 };
 
+// The vtable of a task's borrowed waker (no reference held; cloning yields an owning waker).
+extern const waker_vtable task_borrowed_waker_vtable;
+
 class task_header : public runnable {
+  // Declared first so that it fits in runnable's tail padding (the cell is allocated per task).
+  bool adopted_ = false;  // owner thread after adoption; the submitting thread before it
+
  public:
+  // `root` may be null: the first poll then asks start_root() for it (a factory cell).
   task_header(loop_shared* owner, std::uint64_t id, std::coroutine_handle<> root) noexcept;
   virtual ~task_header();
 
@@ -65,8 +78,11 @@ class task_header : public runnable {
   }
 
   // A waker for this task that does not own a reference: valid while the task is being polled.
-  // Cloning it yields an owning waker.
-  const waker& borrowed_waker() const noexcept { return self_waker_; }
+  // Cloning it yields an owning waker. (Made on demand: the pair is constant, storing it in
+  // every cell would cost 16 bytes per task.)
+  waker borrowed_waker() const noexcept {
+    return waker(raw_waker{&task_borrowed_waker_vtable, const_cast<task_header*>(this)});
+  }
   waker make_waker() noexcept;
 
   void ref_inc() noexcept { state.ref_inc(); }
@@ -89,8 +105,19 @@ class task_header : public runnable {
   virtual void store_root_result() noexcept = 0;
   // Owner thread: no value will come; store the error as the output.
   virtual void store_error(join_error error) noexcept = 0;
-  // Destroys the root coroutine frame (owner thread).
-  virtual void destroy_root() noexcept = 0;
+  // Owner thread, first poll of a cell spawned without a frame: create the root frame (invoke
+  // the factory) and set_root() it. On failure (the factory threw or returned no task) store the
+  // error as the output and return false.
+  virtual bool start_root() noexcept = 0;
+  // Destroys the root coroutine frame, then whatever the frame may refer to (the factory). Owner
+  // thread, or the submitting thread for a cell that was never adopted.
+  virtual void destroy_root() noexcept { destroy_frame(); }
+
+  std::coroutine_handle<> root() const noexcept { return root_; }
+  void set_root(std::coroutine_handle<> root) noexcept { root_ = root; }
+  void destroy_frame() noexcept {
+    if (root_) std::exchange(root_, {}).destroy();
+  }
   // Destroys a stored output nobody will read.
   virtual void destroy_output() noexcept = 0;
   // The exception a stored `panicked` output carries (null otherwise).
@@ -108,8 +135,6 @@ class task_header : public runnable {
   std::coroutine_handle<> root_;
   leaf_poller pending_{};
   std::coroutine_handle<> resume_at_{};
-  waker self_waker_;
-  bool adopted_ = false;  // owner thread after adoption; the submitting thread before it
 };
 
 // The task being polled on the calling thread, or null outside polls.
