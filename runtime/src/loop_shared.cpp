@@ -11,8 +11,6 @@ loop_shared::loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_s
                          std::uint64_t owner)
     : inbox(inbox_capacity), owner_thread(owner), sink_(sink ? std::move(sink) : noop_telemetry()) {}
 
-bool loop_shared::on_owner_thread() const noexcept { return platform::current_thread_id() == owner_thread; }
-
 remote_inbox::push_result loop_shared::push_user(runnable* item) {
   const remote_inbox::push_result result =
       WEFT_FAULT_POINT(inbox_full) ? remote_inbox::push_result::full : inbox.push_user(item);

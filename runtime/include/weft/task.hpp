@@ -15,12 +15,14 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <coroutine>
 #include <exception>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
+#include <weft/detail/block_recycler.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/platform/assert.hpp>
 #include <weft/platform/fault.hpp>
@@ -85,6 +87,11 @@ class leaf_awaiter {
 
 class promise_base {
  public:
+  // Coroutine frames come from the calling thread's block recycler (block_recycler.hpp); the
+  // frame's size is passed back at destruction.
+  static void* operator new(std::size_t size) { return block_recycler::allocate(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept { block_recycler::deallocate(frame, size); }
+
   std::suspend_always initial_suspend() const noexcept { return {}; }
 
   struct final_awaiter {

@@ -19,6 +19,7 @@
 #include <weft/detail/task_counter.hpp>
 #include <weft/platform/driver.hpp>
 #include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
 #include <weft/queue_error.hpp>
 #include <weft/telemetry.hpp>
 
@@ -56,7 +57,8 @@ class loop_shared {
   // microtask queue when called on the owner thread, else through the inbox.
   void schedule_task(task_header* task) noexcept;
 
-  bool on_owner_thread() const noexcept;
+  // Inline: asked on every wake and several times per poll.
+  bool on_owner_thread() const noexcept { return platform::current_thread_id() == owner_thread; }
 
   telemetry_sink& telemetry() const noexcept { return *sink_; }
   const std::shared_ptr<telemetry_sink>& telemetry_ptr() const noexcept { return sink_; }

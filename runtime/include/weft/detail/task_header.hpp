@@ -18,9 +18,11 @@
 #pragma once
 
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 
+#include <weft/detail/block_recycler.hpp>
 #include <weft/detail/runnable.hpp>
 #include <weft/detail/task_state.hpp>
 #include <weft/join_error.hpp>
@@ -49,6 +51,10 @@ class task_header : public runnable {
   // `root` may be null: the first poll then asks start_root() for it (a factory cell).
   task_header(loop_shared* owner, std::uint64_t id, std::coroutine_handle<> root) noexcept;
   virtual ~task_header();
+
+  // Cells come from the calling thread's block recycler; `delete` passes the dynamic type's size.
+  static void* operator new(std::size_t size) { return block_recycler::allocate(size); }
+  static void operator delete(void* p, std::size_t size) noexcept { block_recycler::deallocate(p, size); }
 
   // runnable: one poll on the owner thread, consuming the queue entry's reference.
   void run() override;
