@@ -32,10 +32,10 @@ constinit const waker_vtable task_borrowed_waker_vtable{&owning_clone, &owning_w
 
 task_header* current_task() noexcept { return current_task_slot::get(); }
 
-task_header::task_header(loop_shared* owner, std::uint64_t id, std::coroutine_handle<> root) noexcept
+task_header::task_header(loop_shared* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept
     : runnable(runnable_kind::task_poll),
-      owner_(owner),
       id_(id),
+      owner_(owner),
       root_(root) {
   owner_->ref_inc();
   if (owner_->counter) owner_->counter->started();

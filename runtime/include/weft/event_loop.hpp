@@ -86,7 +86,7 @@ concept spawnable = task_factory<std::decay_t<W>> || is_task<std::decay_t<W>>::v
 // The cell of a new task: takes over a task's frame, or keeps a factory for the first poll.
 // Null when there is nothing to run (an empty task<T>).
 template <class W>
-task_cell<spawn_value_t<W>>* make_task_cell(loop_shared* owner, std::uint64_t id, W&& work) {
+task_cell<spawn_value_t<W>>* make_task_cell(loop_shared* owner, std::uint32_t id, W&& work) {
   if constexpr (is_task<std::decay_t<W>>::value) {
     if (!work.valid()) return nullptr;
     return new task_cell<spawn_value_t<W>>(owner, id, std::move(work));
@@ -139,7 +139,7 @@ class event_loop {
     if (shutting_down_) return join_handle<T>::rejected();
     detail::task_cell<T>* cell = detail::make_task_cell(shared_, next_task_id_, std::forward<W>(work));
     if (cell == nullptr) return join_handle<T>::rejected();
-    ++next_task_id_;
+    if (++next_task_id_ == 0) next_task_id_ = 1;  // 0 means "no id"
     adopt_spawned(cell);
     return join_handle<T>(cell);
   }
@@ -306,7 +306,7 @@ class event_loop {
   detail::timer_heap timers_;
   detail::task_header* owned_head_ = nullptr;  // every unfinished task, newest first
   std::size_t live_tasks_ = 0;
-  std::uint64_t next_task_id_ = 1;
+  std::uint32_t next_task_id_ = 1;
   std::unordered_map<std::uint64_t, user_timer*> user_timers_;  // looked up by id, never iterated
   std::uint64_t next_timer_id_ = 1;
   std::vector<std::shared_ptr<detail::child_worker>> children_;  // live children, in start order

@@ -27,7 +27,7 @@ class task_cell : public task_header {
   using output_type = expected<T, join_error>;
 
   // The cell takes over the frame of `root` (valid).
-  task_cell(loop_shared* owner, std::uint64_t id, task<T>&& root) noexcept
+  task_cell(loop_shared* owner, std::uint32_t id, task<T>&& root) noexcept
       : task_header(owner, id, root.release()) {}
   ~task_cell() override { WEFT_ASSERT(!root()); }
 
@@ -43,7 +43,7 @@ class task_cell : public task_header {
 
  protected:
   // A cell made without a frame (factory_cell) starts with a null root.
-  task_cell(loop_shared* owner, std::uint64_t id) noexcept : task_header(owner, id, nullptr) {}
+  task_cell(loop_shared* owner, std::uint32_t id) noexcept : task_header(owner, id, nullptr) {}
 
   bool start_root() noexcept override {
     WEFT_ASSERT(false);  // only a factory_cell starts without a frame
@@ -100,24 +100,62 @@ class task_cell : public task_header {
 // cell until just after the frame is destroyed, so a coroutine lambda's frame may refer to its
 // captures for its whole life, and it is destroyed where the task ran. (This replaces a wrapper
 // coroutine `co_return co_await factory();`, which cost a second frame per task.)
+// Where a factory_cell keeps its factory. An empty, trivially destructible factory (a lambda
+// without captures, the common case) takes no space and needs no destruction; any other factory
+// is constructed in place and destroyed explicitly, right after the frame (the header's
+// factory_alive_ says whether it is constructed).
+template <class F, bool Stateless = std::is_empty_v<F> && std::is_trivially_destructible_v<F>>
+class factory_slot {
+ public:
+  template <class G>
+  explicit factory_slot(G&& factory) {
+    ::new (static_cast<void*>(&factory_)) F(std::forward<G>(factory));
+  }
+  factory_slot(const factory_slot&) = delete;
+  factory_slot& operator=(const factory_slot&) = delete;
+  ~factory_slot() {}
+  F& get() noexcept { return factory_; }
+  void destroy() noexcept { factory_.~F(); }
+
+ private:
+  union {
+    F factory_;
+  };
+};
+template <class F>
+class factory_slot<F, true> {
+ public:
+  template <class G>
+  explicit factory_slot(G&& factory) : factory_(std::forward<G>(factory)) {}
+  F& get() noexcept { return factory_; }
+  void destroy() noexcept {}
+
+ private:
+  [[no_unique_address]] F factory_;
+};
+
+// A cell spawned from a factory: no frame until the first poll, which invokes the factory on the
+// owner thread and runs the task it returns. The factory (a lambda's captures, say) lives in the
+// cell until just after the frame is destroyed, so a coroutine lambda's frame may refer to its
+// captures for its whole life, and it is destroyed where the task ran. (This replaces a wrapper
+// coroutine `co_return co_await factory();`, which cost a second frame per task.)
 template <class F>
 class factory_cell final : public task_cell<typename std::invoke_result_t<F&>::value_type> {
   using T = typename std::invoke_result_t<F&>::value_type;
 
  public:
   template <class G>
-  factory_cell(loop_shared* owner, std::uint64_t id, G&& factory) noexcept(std::is_nothrow_constructible_v<F, G&&>)
-      : task_cell<T>(owner, id) {
-    ::new (static_cast<void*>(&factory_)) F(std::forward<G>(factory));
-    has_factory_ = true;
+  factory_cell(loop_shared* owner, std::uint32_t id, G&& factory) noexcept(std::is_nothrow_constructible_v<F, G&&>)
+      : task_cell<T>(owner, id), factory_(std::forward<G>(factory)) {
+    this->factory_alive_ = true;
   }
-  ~factory_cell() override { WEFT_ASSERT(!has_factory_); }
+  ~factory_cell() override { WEFT_ASSERT(!this->factory_alive_); }
 
  private:
   bool start_root() noexcept override {
-    WEFT_ASSERT(has_factory_);
+    WEFT_ASSERT(this->factory_alive_);
     try {
-      return this->adopt_root(std::invoke(factory_));
+      return this->adopt_root(std::invoke(factory_.get()));
     } catch (const operation_cancelled&) {
       this->store_error(join_error(join_error::cancelled));
     } catch (...) {
@@ -127,16 +165,13 @@ class factory_cell final : public task_cell<typename std::invoke_result_t<F&>::v
   }
   void destroy_root() noexcept override {
     this->destroy_frame();  // the frame first: it may refer to the factory's captures
-    if (has_factory_) {
-      has_factory_ = false;
-      factory_.~F();
+    if (this->factory_alive_) {
+      this->factory_alive_ = false;
+      factory_.destroy();
     }
   }
 
-  union {
-    F factory_;  // alive while has_factory_
-  };
-  bool has_factory_ = false;
+  [[no_unique_address]] factory_slot<F> factory_;
 };
 
 }  // namespace weft::detail

@@ -44,12 +44,21 @@ struct leaf_poller {
 extern const waker_vtable task_borrowed_waker_vtable;
 
 class task_header : public runnable {
-  // Declared first so that it fits in runnable's tail padding (the cell is allocated per task).
+  // These three are declared first so that they fit in runnable's tail padding (a cell is
+  // allocated per task; see docs/benchmarks.md, task_memory).
   bool adopted_ = false;  // owner thread after adoption; the submitting thread before it
+
+ protected:
+  bool factory_alive_ = false;  // factory_cell: its factory is constructed (owner thread, or the
+                                // submitting thread before adoption)
+
+ private:
+  std::uint32_t id_;  // diagnostic: sequential per loop from 1 (wraps after 2^32 spawns); 0 for a
+                      // task spawned from another thread
 
  public:
   // `root` may be null: the first poll then asks start_root() for it (a factory cell).
-  task_header(loop_shared* owner, std::uint64_t id, std::coroutine_handle<> root) noexcept;
+  task_header(loop_shared* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept;
   virtual ~task_header();
 
   // Cells come from the calling thread's block recycler; `delete` passes the dynamic type's size.
@@ -97,7 +106,7 @@ class task_header : public runnable {
   }
 
   loop_shared* owner() const noexcept { return owner_; }
-  std::uint64_t id() const noexcept { return id_; }
+  std::uint32_t id() const noexcept { return id_; }
 
   task_state state{task_state::initial_spawned};
   sync::cell<waker> join_waker_slot;
@@ -137,7 +146,6 @@ class task_header : public runnable {
   void complete(bool from_idle) noexcept;
 
   loop_shared* owner_;
-  std::uint64_t id_;
   std::coroutine_handle<> root_;
   leaf_poller pending_{};
   std::coroutine_handle<> resume_at_{};
