@@ -16,7 +16,14 @@
 // or a stop that never finishes is a deadlock the simulator reports.
 //
 // Knobs (--param): workers, tasks, threads, stop_mode (0..3), stop_after (submissions the stop
-// waits for), child_percent, sleep_percent.
+// waits for), child_percent, sleep_percent, quick_percent (default 0: the share of submissions
+// whose task body awaits nothing — it records its start and finish and returns; a quick one is
+// never a spawn_blocking).
+//
+// Every body records its start before anything else, so a body that runs when it must not (a
+// rejected spawn, or one cancelled unadopted at shutdown) is on the ledger's record. A quick body
+// is one that can run to its end outside a poll without tripping the runtime's own assertions
+// (any await outside a poll does): with quick_percent=100 such a bug is left to the task oracle.
 //
 // Variant `finished_early` (test-only, proves the poll-after-completion oracle can fail): the
 // task reports its body finished before its last await.
@@ -53,6 +60,7 @@ struct race_world {
   std::uint64_t next_timer = 1;
   std::int64_t child_percent = 40;
   std::int64_t sleep_percent = 50;
+  std::int64_t quick_percent = 0;
   bool stop_from_task = false;
   std::uint64_t submissions = 0;     // submission calls made so far
   std::uint64_t submitters_done = 0;
@@ -94,7 +102,11 @@ inline task<std::uint64_t> race_child(race_world* w, std::uint64_t id, bool slee
 
 template <shutdown_race_variant Variant>
 task<std::uint64_t> race_task(race_world* w, std::uint64_t id, std::uint32_t plan) {
-  w->ledger.started(id, this_thread());
+  w->ledger.started(id, this_thread());  // first: a body that runs at all is on the record
+  if ((plan & 0x200u) != 0) {  // quick: no await at all
+    w->ledger.finished(id);
+    co_return id;
+  }
   if (w->stop_from_task && (plan & 0x100u) != 0) builtins::current().operations().request_stop();
   if ((plan & 0x1u) != 0) {  // sleep
     const std::uint64_t timer = w->next_timer++;
@@ -140,6 +152,7 @@ void shutdown_race(context& sim) {
   race_world world(sim);
   world.child_percent = sim.param("child_percent", 40);
   world.sleep_percent = sim.param("sleep_percent", 50);
+  world.quick_percent = sim.param("quick_percent", 0);
   world.stop_from_task = stop_mode == 3;
   world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
 
@@ -175,13 +188,17 @@ void shutdown_race(context& sim) {
         if (sim.chance(1, 2)) plan |= 0x4u;
         if (sim.chance(1, 2)) plan |= 0x8u;
         if (sim.chance(1, 20)) plan |= 0x100u;
+        // Only when asked for (the default draws nothing, so seeds keep their runs).
+        if (world.quick_percent > 0 && sim.chance(static_cast<std::uint64_t>(world.quick_percent), 100)) plan |= 0x200u;
         auto factory_for = [&world](std::uint64_t id, std::uint32_t p) {
           return [w = &world, id, p] { return race_task<Variant>(w, id, p); };
         };
         auto record = [&](std::uint64_t id, join_handle<std::uint64_t> h) {
           per_thread[t].push_back(submitted{id, std::move(h)});
         };
-        const std::uint64_t how = sim.pick(0, 9);
+        // A quick task is never a blocking callback: the runtime's own awaiting task for one
+        // awaits (so it is not quick). Without quick tasks the draw is the same as ever.
+        const std::uint64_t how = (plan & 0x200u) != 0 ? sim.pick(0, 7) : sim.pick(0, 9);
         if (how <= 2) {
           const std::uint64_t id = world.next_id++;
           record(id, sched_here.spawn(factory_for(id, plan)));

@@ -1,9 +1,12 @@
 // engine.cpp — the simulation engine and its Boost.Fiber scheduling algorithm (see engine.hpp).
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <boost/fiber/algo/algorithm.hpp>
@@ -57,14 +60,17 @@ class engine_algorithm final : public boost::fibers::algo::algorithm_with_proper
   engine* engine_;
 };
 
+// The trace renderers run for every event of every run (the trace hash covers the rendered
+// lines, recorded or not), so they avoid per-character appends and repeated scans.
 void append_uint(std::string& out, std::uint64_t v) {
   char buf[24];
-  int n = 0;
+  char* const end = buf + sizeof buf;
+  char* p = end;
   do {
-    buf[n++] = static_cast<char>('0' + v % 10);
+    *--p = static_cast<char>('0' + v % 10);
     v /= 10;
   } while (v != 0);
-  while (n > 0) out.push_back(buf[--n]);
+  out.append(p, static_cast<std::size_t>(end - p));
 }
 void append_int(std::string& out, std::int64_t v) {
   if (v < 0) {
@@ -74,8 +80,33 @@ void append_int(std::string& out, std::int64_t v) {
     append_uint(out, static_cast<std::uint64_t>(v));
   }
 }
+// Per string-literal pointer (a source_location's file name, an operation or fault name: always
+// literals, static and constant; a computed name must not be passed as `op`), remembered:
+// its basename (for file names) and the FNV-1a of that text. The same few pointers come back at
+// every event; the cache is direct-mapped, a collision only costs a rescan. The hash is of the
+// text, never of the pointer, so it is the same in every build.
+struct literal_info {
+  const char* ptr = nullptr;
+  std::string_view text;
+  std::uint64_t hash = 0;
+};
+const literal_info& literal(const char* ptr, bool basename) noexcept {
+  thread_local std::array<literal_info, 128> cache{};
+  const std::size_t i = ((reinterpret_cast<std::uintptr_t>(ptr) >> 3) * 2 + (basename ? 1 : 0)) % cache.size();
+  literal_info& s = cache[i];
+  if (s.ptr != ptr) {
+    s.ptr = ptr;
+    s.text = basename ? basename_of(ptr) : std::string_view(ptr);
+    fnv1a h;
+    h.add(s.text);
+    s.hash = h.value();
+  }
+  return s;
+}
+std::string_view cached_basename(const char* path) noexcept { return literal(path, true).text; }
+
 void append_site(std::string& out, const std::source_location& loc) {
-  out += basename_of(loc.file_name());
+  out += cached_basename(loc.file_name());
   out.push_back(':');
   append_uint(out, loc.line());
 }
@@ -129,6 +160,31 @@ std::int64_t engine::now_ns() const noexcept {
 
 void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t other, std::int64_t value,
                            const char* op, const std::source_location* loc, std::string text) {
+  // The hash: the line's fields as values, in the line's order (see trace.hpp).
+  const bool has_op = op != nullptr && op[0] != '\0';
+  const bool has_until = kind == event_kind::block && value >= 0;
+  hash_.add_word(steps_);
+  hash_.add_word(static_cast<std::uint64_t>(now_ns()));
+  hash_.add_word(static_cast<std::uint64_t>(kind) | (has_op ? 0x100u : 0u) | (loc != nullptr ? 0x200u : 0u) |
+                 (has_until ? 0x400u : 0u) | (text.empty() ? 0u : 0x800u));
+  if (kind == event_kind::time) {
+    hash_.add_word(static_cast<std::uint64_t>(value));
+  } else if (kind != event_kind::fail) {
+    hash_.add_word(fiber);
+  }
+  if (kind == event_kind::spawn || kind == event_kind::wake) hash_.add_word(other);
+  if (has_op) hash_.add_word(literal(op, false).hash);
+  if (loc != nullptr) {
+    hash_.add_word(literal(loc->file_name(), true).hash);
+    hash_.add_word(loc->line());
+  }
+  if (has_until) hash_.add_word(static_cast<std::uint64_t>(value));
+  if (!text.empty()) {
+    hash_.add(text);
+    hash_.add_word(text.size());
+  }
+  if (!options_.record_trace) return;
+
   thread_local std::string line;
   line.clear();
   append_uint(line, steps_);
@@ -152,7 +208,7 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     line += " by=";
     append_uint(line, other);
   }
-  if (op != nullptr && op[0] != '\0') {
+  if (has_op) {
     line.push_back(' ');
     line += op;
   }
@@ -160,7 +216,7 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     line += " at=";
     append_site(line, *loc);
   }
-  if (kind == event_kind::block && value >= 0) {
+  if (has_until) {
     line += " until=";
     append_int(line, value);
   }
@@ -168,9 +224,7 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     line.push_back(' ');
     line += text;
   }
-  hash_.add(line);
-  hash_.add("\n");
-  if (options_.record_trace) {
+  {
     trace_event e;
     e.step = steps_;
     e.kind = kind;

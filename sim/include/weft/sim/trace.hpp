@@ -1,9 +1,12 @@
 // weft/sim/trace.hpp — the event trace of a run and its 64-bit hash.
 //
-// Every event is rendered as one line of text; the trace hash is FNV-1a (64-bit) over those
-// lines, each followed by '\n'. What enters a line is only what is a function of (scenario,
-// seed, options): step numbers, fiber ids, virtual nanoseconds, operation names, and call sites
-// as `basename:line` — never addresses, real time, OS thread ids or directory paths.
+// Every event can be rendered as one line of text (with options::record_trace); the trace hash
+// covers the same fields as the line, hashed as values (fnv1a::add_word per field, FNV-1a over
+// the bytes of names and notes), whether or not the lines are rendered: the hash is computed for
+// every event of every run, and rendering text there was most of the simulator's time. What
+// enters it is only what is a function of (scenario, seed, options): step numbers, fiber ids,
+// virtual nanoseconds, event kinds, operation names, and call sites as basename and line —
+// never addresses, real time, OS thread ids or directory paths.
 #pragma once
 
 #include <cstdint>
@@ -35,10 +38,11 @@ struct trace_event {
   std::int64_t value = 0;
   std::int64_t now_ns = 0;
   std::string op;    // the operation (yield, block) or fault kind, if any
-  std::string line;  // the rendered line (what the hash covers)
+  std::string line;  // the rendered line (the fields the hash covers)
 };
 
-// FNV-1a, 64-bit.
+// FNV-1a, 64-bit; add_word() takes a whole 64-bit value at once (xor, multiply, then folds the
+// high half down so the next word's low bits meet all of this one's).
 class fnv1a {
  public:
   void add(std::string_view bytes) noexcept {
@@ -46,6 +50,11 @@ class fnv1a {
       hash_ ^= static_cast<unsigned char>(c);
       hash_ *= 0x100000001b3ULL;
     }
+  }
+  void add_word(std::uint64_t w) noexcept {
+    hash_ ^= w;
+    hash_ *= 0x100000001b3ULL;
+    hash_ ^= hash_ >> 32;
   }
   std::uint64_t value() const noexcept { return hash_; }
 

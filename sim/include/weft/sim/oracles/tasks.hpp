@@ -61,7 +61,7 @@ class task_ledger {
   void mark_blocking(std::uint64_t id) { entries_[id].blocking = true; }
   // The handle was dropped unread (its awaiting parent was cancelled): no outcome to check.
   void detached(std::uint64_t id) { ++entries_[id].detached; }
-  // The task's body started (its factory ran) on `thread`.
+  // The task's body (or blocking callback) started on `thread`.
   void started(std::uint64_t id, std::uint64_t thread) {
     auto& e = entries_[id];
     ++e.starts;
@@ -119,7 +119,7 @@ class task_ledger {
         fail(id, "reached " + std::to_string(e.outcomes) + " terminal outcomes");
       } else if (e.outcome == "rejected") {
         if (e.admitted) fail(id, "was admitted but its handle says rejected");
-        if (e.starts > 0) fail(id, "was rejected but its factory ran");
+        if (e.starts > 0) fail(id, "was rejected but its body ran");
       } else if (!e.admitted) {
         fail(id, "was refused at submission but ended '" + e.outcome + "'");
       } else if (e.outcome == "ok") {
