@@ -4,7 +4,7 @@
 #   tools/bench/compare.sh [--rounds N] [--scale F] [--no-install]
 #
 # 1. installs what it needs from Debian (as root; otherwise it only reports what is missing);
-# 2. builds weft (release, `real` flavor) in build-bench/, the Rust peers offline from Debian's
+# 2. builds weft (release, `real` flavor, plus the `sim` flavor for the simulator's throughput) in build-bench/, the Rust peers offline from Debian's
 #    packaged crates (tools/bench/peers/{tokio,smol}/.cargo/config.toml), the Asio peer with g++;
 # 3. runs every scenario for every runtime interleaved — per round, per scenario, each runtime in
 #    turn, the order rotated each round — so slow drifts of a shared machine hit all alike;
@@ -57,13 +57,13 @@ fi
 
 # ---- 2. builds -------------------------------------------------------------------------------
 log "building weft (release, real flavor)"
-meson_opts=(--buildtype=release -Dflavors=real -Dtests=false -Dexamples=false)
+meson_opts=(--buildtype=release -Dflavors=real,sim -Dtests=false -Dexamples=false)
 if [ -d "$build/meson-info" ]; then
   meson setup --reconfigure "$build" "$root" "${meson_opts[@]}" >/dev/null
 else
   meson setup "$build" "$root" "${meson_opts[@]}" >/dev/null
 fi
-ninja -C "$build" -j2 tools/bench/weft-bench-scenarios >/dev/null
+ninja -C "$build" -j2 tools/bench/weft-bench-scenarios tools/bench/weft-bench-sim >/dev/null
 
 log "building the tokio and async-executor peers (cargo, offline, Debian's crates)"
 for peer in tokio smol; do
@@ -105,6 +105,11 @@ for ((r = 0; r < rounds; r++)); do
       fi
     done
   done
+  # The simulator's throughput (issue 4): weft only, no peer has one; 2,000 seeds of
+  # shutdown_race at 4 workers x 100 tasks, one job.
+  if ! timeout 120 "$build/tools/bench/weft-bench-sim" --seeds 2000 >>"$raw" 2>>"$out/stderr-$stamp.txt"; then
+    log "weft-bench-sim failed or timed out (see $out/stderr-$stamp.txt)"
+  fi
   round_s=$(( $(date +%s) - round_start ))
 done
 

@@ -15,6 +15,7 @@ LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0
 RUNTIMES = ["weft", "tokio", "async-executor", "asio"]
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "timers_100k",
            "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_overhead"]
+SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
 HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
 # Issue 7, item 5: (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
 TARGETS = {
@@ -86,6 +87,16 @@ def main(argv):
     print()
     print("Medians over rounds (n = rounds with a result). Times: lower is better; tasks/s and the")
     print("speedup: higher is better. Ratios are weft/peer of the medians.")
+    sim_rows = [f for f in SIM_FIGURES if (f, "weft-sim") in med]
+    if sim_rows:
+        print()
+        print("| simulator figure (issue 4) | unit | weft-sim (n) |")
+        print("|---|---|---|")
+        for fig in sim_rows:
+            print("| %s | %s | %s (%d) |" % (fig, units.get(fig, ""), fmt(med[(fig, "weft-sim")]), rounds[(fig, "weft-sim")]))
+        print()
+        print("shutdown_race at 4 workers x 100 tasks, one job; issue 4 aims at >= 1,000 seeds/s per core")
+        print("(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure).")
 
 
 if __name__ == "__main__":
