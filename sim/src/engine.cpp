@@ -15,6 +15,7 @@
 #include <boost/fiber/properties.hpp>
 
 #include <weft/platform/assert.hpp>
+#include <weft/platform/trace.hpp>
 #include <weft/sim/engine.hpp>
 #include <weft/sim/strategy.hpp>
 
@@ -92,6 +93,7 @@ const char* kind_name(event_kind k) noexcept {
     case event_kind::note: return "note";
     case event_kind::exit: return "exit";
     case event_kind::fail: return "fail";
+    case event_kind::task: return "task";
   }
   return "?";
 }
@@ -182,6 +184,78 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     e.line = line;
     events_.push_back(std::move(e));
   }
+}
+
+// Line: "<step> t=<ns> task f=<fiber> <event> task=<n> id=<id>[ outcome=<o> | -> <result>]".
+void engine::record_task(std::uint64_t task, std::uint64_t id, std::uint8_t event, const char* name,
+                         const char* detail) {
+  const std::uint64_t fiber = current_fiber_id();
+  thread_local std::string line;
+  line.clear();
+  append_uint(line, steps_);
+  line += " t=";
+  append_int(line, now_ns());
+  line += " task f=";
+  append_uint(line, fiber);
+  line.push_back(' ');
+  line += name;
+  line += " task=";
+  append_uint(line, task);
+  line += " id=";
+  append_uint(line, id);
+  if (detail != nullptr) {
+    line += event == static_cast<std::uint8_t>(platform::task_event::poll_end) ? " -> " : " outcome=";
+    line += detail;
+  }
+  hash_.add(line);
+  hash_.add("\n");
+  if (options_.record_trace) {
+    trace_event e;
+    e.step = steps_;
+    e.kind = event_kind::task;
+    e.fiber = fiber;
+    e.value = event;
+    e.now_ns = now_ns();
+    e.op = name;
+    e.line = line;
+    e.task = task;
+    e.task_id = id;
+    if (detail != nullptr) e.detail = detail;
+    events_.push_back(std::move(e));
+  }
+}
+
+void engine::trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
+                        const char* detail) noexcept {
+  // Not a scheduling point: no step is counted and the strategy is not asked, so the schedule of
+  // a seed is the same with or without trace points.
+  if (running_ == nullptr || ending_) return;
+  using platform::task_event;
+  const auto kind = static_cast<task_event>(event);
+  task_record* rec = nullptr;
+  if (kind == task_event::spawned) {
+    rec = &tasks_[cell];
+    *rec = task_record{++task_count_, nullptr, false};
+  } else {
+    auto [it, inserted] = tasks_.try_emplace(cell);
+    if (inserted) it->second.number = ++task_count_;  // created before the run traced it
+    rec = &it->second;
+  }
+  switch (kind) {
+    case task_event::outcome:
+      rec->outcome = detail;
+      break;
+    case task_event::completed:
+      rec->completed = true;
+      if (detail == nullptr) detail = rec->outcome;
+      break;
+    case task_event::poll_end:
+      if (detail == nullptr) detail = rec->completed ? "completed" : "suspended";
+      break;
+    default:
+      break;
+  }
+  record_task(rec->number, id, event, name, detail);
 }
 
 void engine::note(std::string text) {
