@@ -339,9 +339,9 @@ struct traced_cell {
 }  // namespace
 
 TEST(task_trace, a_trace_point_is_nothing_in_the_real_flavor) {
-  // The macros expand to ((void)0): an expression of type void that evaluates no argument, so a
-  // trace point in the runtime generates no code in production (not even a call to an empty
-  // function).
+  // The macros expand to (void)sizeof(...): an expression of type void that evaluates no
+  // argument, so a trace point in the runtime generates no code in production (not even a call
+  // to an empty function).
   static_assert(!platform::task_trace_enabled);
   static_assert(std::is_void_v<decltype(WEFT_TRACE_TASK(poll_begin, evaluate_trace_argument()))>);
   WEFT_TRACE_TASK(poll_begin, evaluate_trace_argument());

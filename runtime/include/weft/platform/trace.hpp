@@ -3,10 +3,10 @@
 // WEFT_TRACE_TASK(event, cell) marks a step in a task's life: `event` names an enumerator of
 // platform::task_event, `cell` is a plain pointer to the task's header (it is evaluated more than
 // once; pass `this` or a local). In the `real` and `model` flavors the macro expands to
-// `((void)0)`: its arguments are not even evaluated, so production pays nothing. In the `sim`
-// flavor it records the event in the running simulation's trace (a no-op outside a run). It is
-// never a scheduling point: adding or removing trace points does not change which interleavings
-// a seed explores (only the trace text and its hash).
+// `(void)sizeof(...)` of its arguments: nothing is evaluated and no code is generated, so
+// production pays nothing. In the `sim` flavor it records the event in the running simulation's
+// trace (a no-op outside a run). It is never a scheduling point: adding or removing trace points
+// does not change which interleavings a seed explores (only the trace text and its hash).
 //
 // WEFT_TRACE_TASK_DETAIL(event, cell, detail) adds a string with static storage duration (an
 // outcome name, say) to the event.
