@@ -29,7 +29,7 @@ enum class task_event : std::uint8_t {
   outcome,           // the output was stored; detail = value | panicked | cancelled | rejected
   cancelled_at_shutdown,  // the owner loop shut down with the task unfinished
   abandoned,         // the cell was never adopted (refused submission, or left in a closed inbox)
-  completed,         // completion was published (the joiner may now take the output)
+  completed,         // complete() began: the output is stored; `complete` is published next
   count_
 };
 

@@ -1,8 +1,7 @@
 // weft/platform/real/trace.hpp — task trace points cost nothing in production.
 //
 // The macros expand to unevaluated sizeof operands cast to void: no call, no argument evaluated,
-// no code generated.
-// task_trace_enabled lets tests (and nothing else) assert that.
+// no code generated. task_trace_enabled lets tests (and nothing else) assert that.
 #pragma once
 
 namespace weft::platform {
