@@ -71,8 +71,9 @@ demo_simulator() {
   echo
   echo "demo: the replay's trace: $(pwd)/$chrome ($(wc -l < "$text") events; as text: $(pwd)/$text)"
   echo "demo: open it in Perfetto (https://ui.perfetto.dev → Open trace file) or chrome://tracing → Load:"
-  echo "      one lane per simulated thread; slices are runs between scheduling points (ts = step),"
-  echo "      instant events mark spawns, blocks, wakes, injected faults and notes."
+  echo "      one lane per simulated thread; slices are runs between scheduling points and task polls"
+  echo "      ('poll task N', with arrows from the wakes that queued them); instant events mark spawns,"
+  echo "      blocks, wakes, task state changes, injected faults and notes (ts = position in the trace)."
   echo "demo: the same command prints the same trace-hash on every run and machine."
   if [ "$status" -ne 0 ]; then
     echo "demo: the campaign found failures (above, with their replay commands)" >&2

@@ -3,6 +3,7 @@
 
 #include <weft/event_loop.hpp>
 #include <weft/platform/thread.hpp>
+#include <weft/platform/trace.hpp>
 
 namespace weft {
 
@@ -115,6 +116,7 @@ void event_loop::check_owner(const char* what) const {
 }
 
 void event_loop::adopt_spawned(detail::task_header* cell) noexcept {
+  WEFT_TRACE_TASK(adopted, cell);
   // Link into the owned list (newest first) and queue the first poll.
   cell->mark_adopted();
   cell->set_kind(detail::runnable_kind::task_poll);

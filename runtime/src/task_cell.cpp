@@ -6,6 +6,7 @@
 #include <weft/event_loop.hpp>
 #include <weft/platform/fault.hpp>
 #include <weft/platform/thread.hpp>
+#include <weft/platform/trace.hpp>
 
 namespace weft::detail {
 
@@ -39,6 +40,7 @@ task_header::task_header(loop_shared* owner, std::uint32_t id, std::coroutine_ha
       root_(root) {
   owner_->ref_inc();
   if (owner_->counter) owner_->counter->started();
+  WEFT_TRACE_TASK(spawned, this);
 }
 
 task_header::~task_header() { owner_->release(); }
@@ -48,12 +50,16 @@ waker task_header::make_waker() noexcept { return waker(owning_clone(this)); }
 void task_header::schedule_poll() noexcept {
   if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
   if (state.transition_to_scheduled() == task_state::wake_action::submit) {
+    WEFT_TRACE_TASK(woken, this);  // before the hand-off: the owner may poll (and free) it at once
     owner_->schedule_task(this);  // transfers the reference the transition added
+  } else {
+    WEFT_TRACE_TASK(wake_coalesced, this);
   }
   if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll();  // the same wake arrives twice
 }
 
 void task_header::request_cancel() noexcept {
+  WEFT_TRACE_TASK(cancel_requested, this);
   if (state.transition_to_cancel_requested() == task_state::wake_action::submit) {
     owner_->schedule_task(this);
   }
@@ -61,6 +67,7 @@ void task_header::request_cancel() noexcept {
 
 void task_header::run() {
   WEFT_ASSERT(owner_->on_owner_thread());  // tasks never migrate
+  WEFT_TRACE_TASK(poll_begin, this);
   switch (state.transition_to_running()) {
     case task_state::poll_action::poll:
       poll_once();
@@ -71,6 +78,7 @@ void task_header::run() {
       complete(false);
       break;
   }
+  WEFT_TRACE_TASK(poll_end, this);
   release();  // the queue entry's reference
 }
 
@@ -114,6 +122,7 @@ void task_header::poll_once() noexcept {
 }
 
 void task_header::cancel_at_shutdown() noexcept {
+  WEFT_TRACE_TASK(cancelled_at_shutdown, this);
   destroy_root();
   pending_ = leaf_poller{};
   resume_at_ = {};
@@ -122,6 +131,7 @@ void task_header::cancel_at_shutdown() noexcept {
 }
 
 void task_header::abandon(join_error error) noexcept {
+  WEFT_TRACE_TASK(abandoned, this);
   WEFT_ASSERT(!adopted_);
   WEFT_ASSERT(kind() == runnable_kind::task_spawn);
   destroy_root();
@@ -131,6 +141,7 @@ void task_header::abandon(join_error error) noexcept {
 }
 
 void task_header::complete(bool from_idle) noexcept {
+  WEFT_TRACE_TASK(completed, this);
   // The frame is gone and the output stored. Unlink from the owner's task list first (the list's
   // reference is released last, below).
   if (adopted_) owner_->loop->task_finished(this);

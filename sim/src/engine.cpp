@@ -18,6 +18,7 @@
 #include <boost/fiber/properties.hpp>
 
 #include <weft/platform/assert.hpp>
+#include <weft/platform/trace.hpp>
 #include <weft/sim/engine.hpp>
 #include <weft/sim/strategy.hpp>
 
@@ -60,8 +61,8 @@ class engine_algorithm final : public boost::fibers::algo::algorithm_with_proper
   engine* engine_;
 };
 
-// The trace renderers run for every event of every run (the trace hash covers the rendered
-// lines, recorded or not), so they avoid per-character appends and repeated scans.
+// The trace renderers run for every recorded event, so they avoid per-character appends and
+// repeated scans.
 void append_uint(std::string& out, std::uint64_t v) {
   char buf[24];
   char* const end = buf + sizeof buf;
@@ -123,6 +124,7 @@ const char* kind_name(event_kind k) noexcept {
     case event_kind::note: return "note";
     case event_kind::exit: return "exit";
     case event_kind::fail: return "fail";
+    case event_kind::task: return "task";
   }
   return "?";
 }
@@ -236,6 +238,87 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     e.line = line;
     events_.push_back(std::move(e));
   }
+}
+
+// Line: "<step> t=<ns> task f=<fiber> <event> task=<n> id=<id>[ outcome=<o> | -> <result>]".
+// As in record_simple, the hash takes the line's fields as values (the event name and detail are
+// literals: their text's hash), and the line is rendered only when the trace is recorded.
+void engine::record_task(std::uint64_t task, std::uint64_t id, std::uint8_t event, const char* name,
+                         const char* detail) {
+  const std::uint64_t fiber = current_fiber_id();
+  constexpr std::uint64_t task_tag = 0x1000;  // distinct from record_simple's kind|flags words
+  hash_.add_word(steps_);
+  hash_.add_word(static_cast<std::uint64_t>(now_ns()));
+  hash_.add_word(task_tag | event | (detail != nullptr ? 0x2000u : 0u));
+  hash_.add_word(fiber);
+  hash_.add_word(literal(name, false).hash);
+  hash_.add_word(task);
+  hash_.add_word(id);
+  if (detail != nullptr) hash_.add_word(literal(detail, false).hash);
+  if (!options_.record_trace) return;
+
+  thread_local std::string line;
+  line.clear();
+  append_uint(line, steps_);
+  line += " t=";
+  append_int(line, now_ns());
+  line += " task f=";
+  append_uint(line, fiber);
+  line.push_back(' ');
+  line += name;
+  line += " task=";
+  append_uint(line, task);
+  line += " id=";
+  append_uint(line, id);
+  if (detail != nullptr) {
+    line += event == static_cast<std::uint8_t>(platform::task_event::poll_end) ? " -> " : " outcome=";
+    line += detail;
+  }
+  trace_event e;
+  e.step = steps_;
+  e.kind = event_kind::task;
+  e.fiber = fiber;
+  e.value = event;
+  e.now_ns = now_ns();
+  e.op = name;
+  e.line = line;
+  e.task = task;
+  e.task_id = id;
+  if (detail != nullptr) e.detail = detail;
+  events_.push_back(std::move(e));
+}
+
+void engine::trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
+                        const char* detail) noexcept {
+  // Not a scheduling point: no step is counted and the strategy is not asked, so the schedule of
+  // a seed is the same with or without trace points.
+  if (running_ == nullptr || ending_) return;
+  using platform::task_event;
+  const auto kind = static_cast<task_event>(event);
+  task_record* rec = nullptr;
+  if (kind == task_event::spawned) {
+    rec = &tasks_[cell];
+    *rec = task_record{++task_count_, nullptr, false};
+  } else {
+    auto [it, inserted] = tasks_.try_emplace(cell);
+    if (inserted) it->second.number = ++task_count_;  // created before the run traced it
+    rec = &it->second;
+  }
+  switch (kind) {
+    case task_event::outcome:
+      rec->outcome = detail;
+      break;
+    case task_event::completed:
+      rec->completed = true;
+      if (detail == nullptr) detail = rec->outcome;
+      break;
+    case task_event::poll_end:
+      if (detail == nullptr) detail = rec->completed ? "completed" : "suspended";
+      break;
+    default:
+      break;
+  }
+  record_task(rec->number, id, event, name, detail);
 }
 
 void engine::note(std::string text) {

@@ -69,6 +69,11 @@ bool fault_point(std::uint8_t kind, const char* name, const std::source_location
   return e != nullptr && e->fault_point(kind, name, loc);
 }
 
+void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
+                const char* detail) noexcept {
+  if (engine* e = engine::current()) e->trace_task(event, name, cell, id, detail);
+}
+
 void assertion_failed(const char* condition, const char* file, int line) noexcept {
   if (engine* e = engine::current(); e != nullptr && e->running() != nullptr) {
     e->assertion_failed(condition, file, line);  // does not return

@@ -1,8 +1,10 @@
 // trace.cpp — writing traces as text and as Chrome Trace Event JSON.
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <string>
 
+#include <weft/platform/trace.hpp>
 #include <weft/sim/trace.hpp>
 
 namespace weft::sim {
@@ -61,8 +63,11 @@ const char* instant_name(event_kind k) {
 
 void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
                   const std::vector<std::string>& fiber_names) {
-  // Timestamps are scheduling steps shown as microseconds: the only clock that is the same in
-  // every replay. Virtual time is in each event's args.
+  // Time is the event's position in the trace (event i at ts = 4*i): the only clock that is the
+  // same in every replay and gives every event its own instant. The spacing leaves room to nest
+  // slices strictly: a poll slice of events b..e covers [4b, 4e + 2); the run slices inside it
+  // start at 4b + 2 or later and end by 4e + 1; the wake flow lands at 4b + 1. Steps and
+  // virtual time are in each event's args.
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] {
@@ -74,25 +79,96 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
     out << "{\"ph\":\"M\",\"pid\":1,\"tid\":" << id << ",\"name\":\"thread_name\",\"args\":{\"name\":"
         << json_string(std::to_string(id) + " " + fiber_names[id]) << "}}";
   }
-  std::uint64_t running = 0;
-  std::uint64_t since = 0;
-  auto close_slice = [&](std::uint64_t until) {
-    if (running == 0) return;
+  std::uint64_t running = 0;  // the fiber whose run slice is open (0: none)
+  std::uint64_t since = 0;    // where that run slice began
+  auto close_run = [&](std::uint64_t until) {
+    if (running == 0 || until <= since) return;
     sep();
-    const std::uint64_t dur = until > since ? until - since : 1;
     out << "{\"ph\":\"X\",\"pid\":1,\"tid\":" << running << ",\"name\":\"run\",\"ts\":" << since
-        << ",\"dur\":" << dur << "}";
+        << ",\"dur\":" << until - since << "}";
   };
-  for (const auto& e : events) {
+  struct open_poll {
+    std::uint64_t ts;
+    const trace_event* begin;
+  };
+  std::map<std::uint64_t, std::vector<open_poll>> polls;  // fiber -> open polls, innermost last
+  auto emit_poll = [&](std::uint64_t fiber, const open_poll& p, std::uint64_t end, std::string_view result) {
+    sep();
+    out << "{\"ph\":\"X\",\"cat\":\"task\",\"pid\":1,\"tid\":" << fiber
+        << ",\"name\":" << json_string("poll task " + std::to_string(p.begin->task)) << ",\"ts\":" << p.ts
+        << ",\"dur\":" << end - p.ts << ",\"args\":{\"task\":" << p.begin->task << ",\"id\":" << p.begin->task_id
+        << ",\"result\":" << json_string(result) << ",\"step\":" << p.begin->step
+        << ",\"virtual_ns\":" << p.begin->now_ns << "}}";
+  };
+  struct pending_wake {
+    std::uint64_t ts;
+    std::uint64_t fiber;
+  };
+  std::map<std::uint64_t, pending_wake> wakes;  // task -> its latest wake that queued a poll
+  std::uint64_t flow_id = 0;
+  using platform::task_event;
+  std::uint64_t ts = 0;
+  for (std::size_t i = 0; i < events.size(); ++i, ts += 4) {
+    const trace_event& e = events[i];
     if (e.kind == event_kind::run) {
-      close_slice(e.step);
+      close_run(ts);
       running = e.fiber;
-      since = e.step;
+      since = ts;
       continue;
     }
     if (e.kind == event_kind::exit && e.fiber == running) {
-      close_slice(e.step);
+      close_run(ts);
       running = 0;
+    }
+    if (e.kind == event_kind::task) {
+      const auto what = static_cast<task_event>(e.value);
+      if (what == task_event::poll_begin) {
+        if (e.fiber == running) {
+          close_run(ts);
+          since = ts + 2;
+        }
+        polls[e.fiber].push_back(open_poll{ts, &e});
+        if (auto w = wakes.find(e.task); w != wakes.end()) {
+          ++flow_id;
+          sep();
+          out << "{\"ph\":\"s\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":" << flow_id
+              << ",\"pid\":1,\"tid\":" << w->second.fiber << ",\"ts\":" << w->second.ts << "}";
+          sep();
+          out << "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":" << flow_id
+              << ",\"pid\":1,\"tid\":" << e.fiber << ",\"ts\":" << ts + 1 << "}";
+          wakes.erase(w);
+        }
+        continue;
+      }
+      if (what == task_event::poll_end) {
+        auto& open = polls[e.fiber];
+        if (open.empty()) continue;  // its begin was not traced
+        if (e.fiber == running) {
+          close_run(ts + 1);
+          since = ts + 2;
+        }
+        emit_poll(e.fiber, open.back(), ts + 2, e.detail);
+        open.pop_back();
+        continue;
+      }
+      if (what == task_event::woken) wakes[e.task] = pending_wake{ts, e.fiber};
+      std::string label;
+      if (what == task_event::woken) {
+        label = "wake task " + std::to_string(e.task);
+      } else if (what == task_event::wake_coalesced) {
+        label = "wake task " + std::to_string(e.task) + " (coalesced)";
+      } else {
+        label = "task " + std::to_string(e.task) + " " + e.op;
+        if (!e.detail.empty()) label += ": " + e.detail;
+      }
+      sep();
+      out << "{\"ph\":\"i\",\"cat\":\"task\",\"pid\":1,\"tid\":" << e.fiber << ",\"s\":\"t\",\"name\":"
+          << json_string(label) << ",\"ts\":" << ts << ",\"args\":{\"task\":" << e.task << ",\"id\":" << e.task_id
+          << ",\"state\":" << json_string(e.op);
+      if (!e.detail.empty()) out << ",\"outcome\":" << json_string(e.detail);
+      out << ",\"step\":" << e.step << ",\"virtual_ns\":" << e.now_ns << ",\"event\":" << json_string(e.line)
+          << "}}";
+      continue;
     }
     const char* name = instant_name(e.kind);
     if (name == nullptr) continue;
@@ -101,10 +177,17 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
     if (!e.op.empty()) label += " " + e.op;
     out << "{\"ph\":\"i\",\"pid\":1,\"tid\":" << (e.kind == event_kind::time ? 0 : e.fiber)
         << ",\"s\":\"" << (e.kind == event_kind::time || e.kind == event_kind::fail ? 'g' : 't')
-        << "\",\"name\":" << json_string(label) << ",\"ts\":" << e.step
-        << ",\"args\":{\"virtual_ns\":" << e.now_ns << ",\"event\":" << json_string(e.line) << "}}";
+        << "\",\"name\":" << json_string(label) << ",\"ts\":" << ts << ",\"args\":{\"step\":" << e.step
+        << ",\"virtual_ns\":" << e.now_ns << ",\"event\":" << json_string(e.line) << "}}";
   }
-  if (!events.empty()) close_slice(events.back().step + 1);
+  // The run ended (or was abandoned) with these still open.
+  close_run(ts + 1);
+  for (auto& [fiber, open] : polls) {
+    while (!open.empty()) {
+      emit_poll(fiber, open.back(), ts + 2, "unfinished");
+      open.pop_back();
+    }
+  }
   out << "\n]}\n";
 }
 

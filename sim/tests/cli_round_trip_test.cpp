@@ -1,9 +1,15 @@
 // The CLI: run prints a hash and a replay command; the replay command prints the same hash.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -59,6 +65,47 @@ TEST(cli, fuzz_reports_its_summary_line_and_check_determinism_passes) {
       shell(binary() + " fuzz --scenario wake_storm --seeds 50 --start 10 --jobs 2 --shard 1/2 --check-determinism");
   ASSERT_EQ(fuzz.status, 0) << fuzz.text;
   EXPECT_NE(fuzz.text.find("fuzz: 25 seeds, 0 failures, "), std::string::npos) << fuzz.text;
+}
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+TEST(cli, a_replay_writes_the_same_text_and_chrome_traces_with_task_events) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const auto dir = std::filesystem::temp_directory_path() / ("weft-cli-trace-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto files = [&](const char* tag) {
+    return " --trace " + (dir / (std::string(tag) + ".txt")).string() + " --chrome-trace " +
+           (dir / (std::string(tag) + ".json")).string();
+  };
+  const output run = shell(binary() + " run --scenario cross_worker_ping_pong --seed 7" + files("run"));
+  ASSERT_EQ(run.status, 0) << run.text;
+  const std::string replay = line_value(run.text, "replay: ");
+  ASSERT_FALSE(replay.empty()) << run.text;
+  const output again = shell(replay + " --check-determinism" + files("replay"));
+  ASSERT_EQ(again.status, 0) << again.text;
+  EXPECT_EQ(line_value(again.text, "trace-hash: "), line_value(run.text, "trace-hash: "));
+
+  const std::string text = slurp(dir / "run.txt");
+  EXPECT_EQ(text, slurp(dir / "replay.txt"));
+  EXPECT_NE(text.find(" task f="), std::string::npos);
+  EXPECT_NE(text.find(" poll_begin task="), std::string::npos);
+  const std::string chrome = slurp(dir / "run.json");
+  EXPECT_EQ(chrome, slurp(dir / "replay.json"));
+  const auto doc = nlohmann::json::parse(chrome);  // throws on invalid JSON
+  std::size_t polls = 0, wakes = 0;
+  for (const auto& ev : doc.at("traceEvents")) {
+    const std::string name = ev.value("name", "");
+    polls += ev.at("ph") == "X" && name.rfind("poll task ", 0) == 0 ? 1 : 0;
+    wakes += ev.at("ph") == "i" && name.rfind("wake task ", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_GT(polls, 0u);
+  EXPECT_GT(wakes, 0u);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(cli, an_unknown_scenario_is_an_error) {

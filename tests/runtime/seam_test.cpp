@@ -1,5 +1,5 @@
 // seam_test.cpp — the platform seam of the `real` flavor: parker, driver, clock, random, threads,
-// per-thread slots, cells and fault points.
+// per-thread slots, cells, fault points and task trace points.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <weft/platform/clock.hpp>
@@ -16,6 +17,7 @@
 #include <weft/platform/random.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
+#include <weft/platform/trace.hpp>
 
 #include "support.hpp"
 
@@ -320,4 +322,30 @@ TEST(fault_point, a_fault_point_is_the_constant_false_in_the_real_flavor) {
   static_assert(!injected);
   EXPECT_FALSE(WEFT_FAULT_POINT(inbox_full));
   EXPECT_STREQ(platform::fault_name(platform::fault::inbox_full), "inbox_full");
+}
+
+// ---- task trace points ---------------------------------------------------------------------------
+
+namespace {
+int trace_arguments_evaluated = 0;
+struct traced_cell {
+  std::uint64_t id() const noexcept { return 1; }
+};
+[[maybe_unused]] const traced_cell* evaluate_trace_argument() {
+  ++trace_arguments_evaluated;
+  static const traced_cell cell;
+  return &cell;
+}
+}  // namespace
+
+TEST(task_trace, a_trace_point_is_nothing_in_the_real_flavor) {
+  // The macros expand to (void)sizeof(...): an expression of type void that evaluates no
+  // argument, so a trace point in the runtime generates no code in production (not even a call
+  // to an empty function).
+  static_assert(!platform::task_trace_enabled);
+  static_assert(std::is_void_v<decltype(WEFT_TRACE_TASK(poll_begin, evaluate_trace_argument()))>);
+  WEFT_TRACE_TASK(poll_begin, evaluate_trace_argument());
+  WEFT_TRACE_TASK_DETAIL(outcome, evaluate_trace_argument(), "value");
+  EXPECT_EQ(trace_arguments_evaluated, 0);
+  EXPECT_STREQ(platform::task_event_name(platform::task_event::wake_coalesced), "wake_coalesced");
 }

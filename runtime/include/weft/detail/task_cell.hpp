@@ -17,6 +17,7 @@
 #include <weft/detail/task_header.hpp>
 #include <weft/expected.hpp>
 #include <weft/join_error.hpp>
+#include <weft/platform/trace.hpp>
 #include <weft/task.hpp>
 
 namespace weft::detail {
@@ -61,6 +62,7 @@ class task_cell : public task_header {
   }
 
   void store_error(join_error error) noexcept override {
+    WEFT_TRACE_TASK_DETAIL(outcome, this, to_string(error.get_kind()));
     output_.with_mut([&](std::optional<output_type>& slot) { slot.emplace(unexpected(std::move(error))); });
   }
 
@@ -80,6 +82,7 @@ class task_cell : public task_header {
       } catch (...) {
         slot.emplace(unexpected(join_error::from_panic(std::current_exception())));
       }
+      WEFT_TRACE_TASK_DETAIL(outcome, this, slot->has_value() ? "value" : to_string(slot->error().get_kind()));
     });
   }
   std::exception_ptr stored_panic() const noexcept override {

@@ -24,6 +24,7 @@
 #include <weft/platform/clock.hpp>
 #include <weft/platform/assert.hpp>
 #include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
 
 namespace weft::platform {
 
@@ -128,6 +129,9 @@ class parker {
         if (state_.load(std::memory_order_relaxed) == notified && try_consume_token()) return true;
       }
       if (clock::now() >= until) return false;
+      // Between checks, give the core to any other runnable thread: on a machine with few cores
+      // a spinner must not keep the thread it waits for (or one just woken) off the CPU.
+      yield_thread();
     }
   }
   bool try_consume_token() {

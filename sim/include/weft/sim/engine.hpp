@@ -29,6 +29,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <weft/platform/clock.hpp>
@@ -100,6 +101,10 @@ class engine {
   void detach(detail::fiber_record* f) noexcept;
   void drop_joinable(detail::fiber_record* f) noexcept;
   bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
+  // A task event (platform::task_event) of the task cell at `cell`: recorded in the trace, never a
+  // scheduling point (no step, no choice). Ignored while no fiber runs.
+  void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
+                  const char* detail) noexcept;
   void fail(std::string message);
   // A WEFT_ASSERT failed on the running fiber: the run fails with the condition and site, and is
   // aborted like a deadlock (every fiber abandoned, this one included). Never returns.
@@ -151,6 +156,8 @@ class engine {
   void fiber_exited(detail::fiber_record* f) noexcept;
   void abort_run() noexcept;
   [[noreturn]] void abandon_current() noexcept;
+  void record_task(std::uint64_t task, std::uint64_t id, std::uint8_t event, const char* name,
+                   const char* detail);
   std::string describe_fibers() const;
   std::int64_t now_ns() const noexcept;
   void choose_swarm_faults();
@@ -192,6 +199,17 @@ class engine {
   engine* previous_ = nullptr;
   std::function<void()> stop_hook_;
   bool in_stop_hook_ = false;
+
+  // Task events: a cell's address names it only inside the engine (it never enters the trace);
+  // the trace numbers tasks in order of appearance. A `spawned` event always starts a new number
+  // (the address of a freed cell may be reused by the next one).
+  struct task_record {
+    std::uint64_t number = 0;
+    const char* outcome = nullptr;  // static string from the runtime's `outcome` event
+    bool completed = false;
+  };
+  std::unordered_map<const void*, task_record> tasks_;  // looked up only, never iterated
+  std::uint64_t task_count_ = 0;
 };
 
 }  // namespace weft::sim

@@ -48,6 +48,11 @@ unsigned cores() noexcept;
 time_point now() noexcept;
 std::uint64_t entropy() noexcept;
 bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
+// A task-level event (platform::task_event `event`, named `name`) of the task cell at `cell`
+// (runtime id `id`), with an optional static string `detail`. Recorded in the trace; never a
+// scheduling point. Outside a run: nothing.
+void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
+                const char* detail) noexcept;
 // Records a failure of the run (misuse of a primitive, a broken invariant) without stopping it.
 void report_failure(const char* what, const std::source_location& loc) noexcept;
 // A WEFT_ASSERT failed: inside a run, fails the run and abandons its fibers (never returns to

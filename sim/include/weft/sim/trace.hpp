@@ -28,6 +28,7 @@ enum class event_kind : std::uint8_t {
   note,    // free text from a scenario or an oracle
   exit,    // `fiber` finished
   fail,    // the run failed; text says why
+  task,    // a task-level event `op` (platform::task_event `value`) of task `task` on `fiber`
 };
 
 struct trace_event {
@@ -37,8 +38,12 @@ struct trace_event {
   std::uint64_t other = 0;
   std::int64_t value = 0;
   std::int64_t now_ns = 0;
-  std::string op;    // the operation (yield, block) or fault kind, if any
-  std::string line;  // the rendered line (the fields the hash covers)
+  std::string op;    // the operation (yield, block), fault kind or task event, if any
+  std::string line;  // the rendered line (only with --trace; the hash covers the fields)
+  // Task events only:
+  std::uint64_t task = 0;     // the task's number in this run (1, 2, ... in order of appearance)
+  std::uint64_t task_id = 0;  // the runtime's id (task_header::id(): per loop; 0 for cross-thread spawns)
+  std::string detail;         // outcome (outcome, completed, abandoned) or suspended|completed (poll_end)
 };
 
 // FNV-1a, 64-bit; add_word() takes a whole 64-bit value at once (xor, multiply, then folds the
@@ -67,8 +72,17 @@ std::string_view basename_of(const char* path) noexcept;
 std::string hex16(std::uint64_t v);
 
 void write_text(std::ostream& out, const std::vector<trace_event>& events);
-// Chrome Trace Event JSON: one lane (tid) per fiber, `run` slices in scheduling steps (ts = step),
-// instant events for blocks, wakes, faults, notes and time jumps.
+// Chrome Trace Event JSON (opens in Perfetto and chrome://tracing): one lane (tid) per fiber.
+// Time is the event's position in the trace: event i (its line number in the text trace, from 0)
+// is at ts = 4*i "microseconds"; its step and virtual time are in its args. A lane holds
+//   * `poll task N` complete slices (X), from poll_begin to poll_end of that task, on the fiber
+//     that polled it; args: task, id, result (suspended | completed);
+//   * `run` complete slices, the stretches the fiber was scheduled, split at poll boundaries so
+//     that every run slice lies inside or outside a poll slice (proper nesting per lane);
+//   * instants for blocks, wakes, faults, notes, exits and failures, and for task events
+//     (`wake task N`, `task N adopted`, `task N completed` ...; args: task, id, state);
+//   * a flow arrow (s/f, category "wake") from each wake that queued a poll to that poll's slice.
+// Time jumps and failures are global instants.
 void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
                   const std::vector<std::string>& fiber_names);
 
