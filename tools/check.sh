@@ -18,6 +18,7 @@ root=$(pwd)
 out="$root/build-check"
 jobs=${WEFT_JOBS:-$(nproc)}
 fuzz_seeds=${WEFT_FUZZ_SEEDS:-2000}   # per scenario; the range [0, fuzz_seeds) is fixed for CI
+swarm_seeds=${WEFT_SWARM_SEEDS:-1000}  # per scenario, with --swarm fault mixes
 mkdir -p "$out"
 tally="$out/tally.txt"   # one "passed failed skipped" line per suites() call (meson test counts)
 : > "$tally"
@@ -92,6 +93,8 @@ sim_run() {
   scenarios=$("$cli" list | awk '{print $1}')
   for s in $scenarios; do
     "$cli" fuzz --scenario "$s" --seeds "$fuzz_seeds" --start 0 --jobs "$jobs" || return 1
+    # Swarm: each seed picks its own fault mix (injected task exceptions, stop requests, ...).
+    "$cli" fuzz --scenario "$s" --seeds "$swarm_seeds" --start 0 --jobs "$jobs" --swarm || return 1
   done
 }
 
@@ -101,7 +104,7 @@ stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
   bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
 stage "models (Relacy)" suites "$out/main" models
-stage "sim: tests + fuzz smoke ($fuzz_seeds seeds per scenario)" sim_run
+stage "sim: tests + fuzz smoke ($fuzz_seeds seeds per scenario, $swarm_seeds with --swarm)" sim_run
 if present "$out/main" properties; then
   stage "properties (rapidcheck over the sim)" suites "$out/main" properties
 else

@@ -20,6 +20,7 @@
 #include <weft/platform/clock.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/sim/context.hpp>
+#include <weft/sim/harness.hpp>
 #include <weft/sim/oracles/timers.hpp>
 #include <weft/task.hpp>
 #include <weft/time.hpp>
@@ -47,13 +48,19 @@ void timer_storm(context& sim) {
   };
 
   oracles::timer_ledger timers(sim);
+  // With the task_exception fault on (e.g. --swarm), any await may throw: a task that ends
+  // panicked is allowed, and the timers it had armed but not seen settle count as cancelled.
+  const bool panics_injected = sim.fault_enabled(platform::fault::task_exception);
+  constexpr std::uint64_t ids_per_task = 8;  // timer ids reserved per task (an interval uses 2 + ticks)
   event_loop loop;
   std::uint64_t next_id = 0;  // loop thread only
 
   thread_handle handle = loop.handle();
   std::vector<duration> remote_delays;
   for (std::size_t k = 0; k < remote; ++k) remote_delays.push_back(random_delay());
-  platform::thread remote_thread = sim.start_thread([&] {
+  std::vector<platform::thread> threads;
+  join_on_exit joiner(threads);
+  threads.push_back(sim.start_thread([&] {
     sim.name_thread("remote");
     for (std::size_t k = 0; k < remote_delays.size(); ++k) {
       platform::yield_thread();
@@ -65,17 +72,19 @@ void timer_storm(context& sim) {
         loop.set_timeout(armed_for(now, now + d) - now, [&, id] { timers.fired(id, platform::clock::now()); });
       });
     }
-  });
+  }));
 
   loop.block_on([&]() -> task<void> {
     std::vector<join_handle<void>> handles;
+    std::vector<std::uint64_t> first_ids;
     for (std::size_t i = 0; i < tasks; ++i) {
       const std::uint64_t kind = sim.pick(0, 3);
       const duration d1 = random_delay();
       const duration d2 = random_delay();
       const std::uint64_t ticks = sim.pick(2, 5);
       const std::uint64_t id = next_id;
-      next_id += 8;
+      next_id += ids_per_task;
+      first_ids.push_back(id);
       handles.push_back(loop.spawn([&, kind, d1, d2, ticks, id]() -> task<void> {
         const instant start = platform::clock::now();
         switch (kind) {
@@ -117,13 +126,17 @@ void timer_storm(context& sim) {
         }
       }));
     }
-    for (auto& h : handles) {
-      auto r = co_await h;
-      if (!r) sim.fail(std::string("timer_storm: a task ended ") + to_string(r.error().get_kind()));
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+      auto r = co_await settle_join(handles[i]);
+      if (!r && r.error().is_panicked() && panics_injected) {
+        timers.cancel_unsettled(first_ids[i], ids_per_task);  // its pending sleeps went with it
+      } else if (!r) {
+        sim.fail(std::string("timer_storm: a task ended ") + to_string(r.error().get_kind()));
+      }
     }
   }());
 
-  remote_thread.join();
+  for (auto& t : threads) t.join();
   loop.run();  // loop timers and remotely armed timers still pending
   timers.check();
   sim.note("timer_storm: " + std::to_string(timers.count_fired()) + " timers fired");

@@ -5,7 +5,8 @@
 // each awaiting a flag_leaf, and joins them all. `wakers` other threads set the flags (each
 // followed, sometimes, by a duplicate wake) and also wake some *other* task spuriously. A wake
 // only schedules a poll; the leaf decides readiness, so duplicates and spurious wakes must be
-// harmless. Oracle (outcomes.hpp): every task reaches exactly one terminal outcome, `ok`. A lost
+// harmless. Oracle (outcomes.hpp): every task reaches exactly one terminal outcome, `ok` (or
+// `panicked` when the run injects task exceptions, e.g. under --swarm). A lost
 // wake leaves block_on parked with nothing pending: the simulator reports a deadlock.
 //
 // Variant `lost_wake` (test-only, proves the scenario can fail): the leaf checks its flag outside
@@ -23,6 +24,7 @@
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/sim/context.hpp>
+#include <weft/sim/harness.hpp>
 #include <weft/sim/oracles/outcomes.hpp>
 #include <weft/task.hpp>
 #include <weft/waker.hpp>
@@ -107,9 +109,11 @@ void wake_storm(context& sim) {
   for (std::size_t i = 0; i < tasks; ++i) duplicate[i] = sim.chance(1, 3);
 
   oracles::outcome_ledger outcomes(sim);
+  outcomes.allow_panics(sim.fault_enabled(platform::fault::task_exception));  // any await may throw
   event_loop loop;
 
   std::vector<platform::thread> threads;
+  join_on_exit joiner(threads);
   for (std::size_t w = 0; w < wakers; ++w) {
     threads.push_back(sim.start_thread([&, w] {
       sim.name_thread("waker-" + std::to_string(w));
@@ -132,7 +136,7 @@ void wake_storm(context& sim) {
     }
     std::size_t done = 0;
     for (std::size_t j = 0; j < tasks; ++j) {
-      auto result = co_await handles[j];
+      auto result = co_await settle_join(handles[j]);
       if (!result) {
         outcomes.terminal(j, to_string(result.error().get_kind()));
       } else if (*result != j) {

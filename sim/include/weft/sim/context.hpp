@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include <weft/platform/clock.hpp>
+#include <weft/platform/fault.hpp>
 #include <weft/platform/random.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/sim/options.hpp>
@@ -29,6 +30,10 @@ class context {
 
   std::uint64_t seed() const noexcept { return seed_; }
   const options& opts() const noexcept { return options_; }
+  // Whether this run injects `f` at all (after a --swarm seed picked its mix).
+  bool fault_enabled(platform::fault f) const noexcept {
+    return options_.faults.rate_ppm[static_cast<std::size_t>(f)] > 0;
+  }
 
   // Uniform in [lo, hi] (inclusive), from the scenario's stream; recorded in the trace.
   std::uint64_t pick(std::uint64_t lo, std::uint64_t hi);

@@ -36,6 +36,14 @@ class timer_ledger {
     }
   }
   void cancelled(std::uint64_t id) { ++entries_[id].cancelled; }
+  // A task that ended early (an injected panic at one of its awaits) dropped whatever timers it
+  // had armed and not yet seen settle: count those among ids [first, first + count) as cancelled.
+  void cancel_unsettled(std::uint64_t first, std::uint64_t count) {
+    for (auto it = entries_.lower_bound(first); it != entries_.end() && it->first < first + count; ++it) {
+      entry& e = it->second;
+      if (e.fired + e.cancelled < e.armed) e.cancelled = e.armed - e.fired;
+    }
+  }
 
   std::uint64_t count_fired() const {
     std::uint64_t n = 0;
