@@ -1,7 +1,7 @@
 // task_state_model.cpp — Relacy model of weft::detail::task_state (detail/task_state.hpp), the
 // production state word of a task cell compiled against the model flavor of the seam, driven the
 // way task_header drives it (runtime/src/task_cell.cpp: schedule_poll, request_cancel, run,
-// complete, release). The model's cell is a heap object (Relacy tracks it) with a "frame" that
+// complete, release), including the yield path (a wake from inside the task's own poll). The model's cell is a heap object (Relacy tracks it) with a "frame" that
 // every poll writes and the destructor touches, like a coroutine frame.
 //
 // Invariants:
@@ -70,21 +70,25 @@ struct model_loop {
     if (t->state.transition_to_cancel_requested() == task_state::wake_action::submit) push();
   }
 
-  // task_header::run on the owner thread; returns true when the task completed.
+  // task_header::run on the owner thread; returns true when the task completed. The first poll
+  // yields (wakes its own task from inside the poll: task_header's owner-thread self_woken_ flag,
+  // no atomic), so the re-queue without a new reference is checked against the other threads.
   bool run(model_task* t) {
     bool completed = false;
     switch (t->state.transition_to_running()) {
-      case task_state::poll_action::poll:
-        t->frame.with_mut([](int& f) { ++f; });  // the coroutine runs
+      case task_state::poll_action::poll: {
+        const bool self_woken = t->frame.with_mut([](int& f) { return ++f == 1; });  // the coroutine runs
         // relaxed: the state word's acquire (transition_to_running) must be what orders this.
-        if (ready.load(std::memory_order_relaxed) != 0) {
+        if (!self_woken && ready.load(std::memory_order_relaxed) != 0) {
           (void)t->state.transition_to_complete();
           completed = true;
           release(t);  // the owned-task list's reference
-        } else if (t->state.transition_to_idle() == task_state::idle_action::reschedule) {
-          push();  // the owner re-queues it; the reference the transition added goes with it
+        } else if (t->state.transition_to_idle(self_woken) == task_state::idle_action::reschedule) {
+          push();  // the owner re-queues it: the poll's queue reference goes with the new entry
+          return false;
         }
         break;
+      }
       case task_state::poll_action::cancel:
         t->frame.with_mut([](int& f) { f = 0; });  // the frame is destroyed
         (void)t->state.transition_to_complete();

@@ -1,5 +1,7 @@
 // task_cell.cpp — the poll, completion and wake paths of a task cell (see task_header.hpp and
 // task_state.hpp for the states and who may touch what).
+#include <utility>
+
 #include <weft/detail/join_handoff.hpp>
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/task_header.hpp>
@@ -49,7 +51,12 @@ waker task_header::make_waker() noexcept { return waker(owning_clone(this)); }
 
 void task_header::schedule_poll() noexcept {
   if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
-  if (state.transition_to_scheduled() == task_state::wake_action::submit) {
+  if (current_task_slot::get() == this) {
+    // Woken from inside its own poll, on its own thread (a yield): the poll's end re-queues it
+    // (task_state::transition_to_idle(self_woken)); no atomic transition needed here.
+    self_woken_ = true;
+    WEFT_TRACE_TASK(woken, this);
+  } else if (state.transition_to_scheduled() == task_state::wake_action::submit) {
     WEFT_TRACE_TASK(woken, this);  // before the hand-off: the owner may poll (and free) it at once
     owner_->schedule_task(this);  // transfers the reference the transition added
   } else {
@@ -68,9 +75,10 @@ void task_header::request_cancel() noexcept {
 void task_header::run() {
   WEFT_ASSERT(owner_->on_owner_thread());  // tasks never migrate
   WEFT_TRACE_TASK(poll_begin, this);
+  poll_result result = poll_result::completed;
   switch (state.transition_to_running()) {
     case task_state::poll_action::poll:
-      poll_once();
+      result = poll_once();
       break;
     case task_state::poll_action::cancel:
       destroy_root();
@@ -79,10 +87,15 @@ void task_header::run() {
       break;
   }
   WEFT_TRACE_TASK(poll_end, this);
+  if (result != poll_result::completed && WEFT_FAULT_POINT(spurious_wake)) schedule_poll();  // nothing asked for it
+  if (result == poll_result::requeue) {
+    owner_->schedule_task(this);  // the queue entry's reference goes with the new entry
+    return;
+  }
   release();  // the queue entry's reference
 }
 
-void task_header::poll_once() noexcept {
+task_header::poll_result task_header::poll_once() noexcept {
   (void)WEFT_FAULT_POINT(stop_request);  // the simulator may request a stop between task steps
   task_header* const outer = current_task_slot::get();
   current_task_slot::set(this);
@@ -94,9 +107,10 @@ void task_header::poll_once() noexcept {
     // First poll of a factory cell: the factory runs here, on the owner thread, inside the poll.
     if (!start_root()) {  // it threw or made no task: the error is stored as the output
       current_task_slot::set(outer);
+      self_woken_ = false;
       destroy_root();
       complete(false);
-      return;
+      return poll_result::completed;
     }
   }
   if (resume) {
@@ -106,19 +120,18 @@ void task_header::poll_once() noexcept {
     next.resume();  // runs until the task suspends on a leaf or finishes
   }
   current_task_slot::set(outer);
+  const bool self_woken = std::exchange(self_woken_, false);
 
   if (root_.done()) {
     store_root_result();
     destroy_root();
     complete(false);
-    return;
+    return poll_result::completed;
   }
   // Not finished: it must be waiting on a leaf (the promise accepts no other awaitable).
   WEFT_ASSERT(pending_.poll != nullptr);
-  if (state.transition_to_idle() == task_state::idle_action::reschedule) {
-    owner_->schedule_task(this);  // transfers the reference the transition added
-  }
-  if (WEFT_FAULT_POINT(spurious_wake)) schedule_poll();  // a wake nothing asked for
+  return state.transition_to_idle(self_woken) == task_state::idle_action::reschedule ? poll_result::requeue
+                                                                                     : poll_result::idle;
 }
 
 void task_header::cancel_at_shutdown() noexcept {

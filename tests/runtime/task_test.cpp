@@ -306,7 +306,21 @@ TEST(task_state, a_wake_during_a_poll_sets_notified_and_the_poll_end_reschedules
   EXPECT_TRUE(w & task_state::scheduled);
   EXPECT_FALSE(w & task_state::notified);
   EXPECT_FALSE(w & task_state::running);
-  EXPECT_EQ(task_state::refs_of(w), refs_before + 1);
+  EXPECT_EQ(task_state::refs_of(w), refs_before);  // the poll's queue reference goes with the re-queue
+}
+
+TEST(task_state, a_self_wake_during_a_poll_reschedules_without_touching_notified) {
+  task_state s(task_state::initial_spawned);
+  EXPECT_EQ(s.transition_to_running(), task_state::poll_action::poll);
+  const auto refs_before = task_state::refs_of(s.load(std::memory_order_relaxed));
+  EXPECT_EQ(s.transition_to_idle(/*self_woken=*/true), task_state::idle_action::reschedule);
+  const auto w = s.load(std::memory_order_relaxed);
+  EXPECT_TRUE(w & task_state::scheduled);
+  EXPECT_FALSE(w & task_state::running);
+  EXPECT_EQ(task_state::refs_of(w), refs_before);
+  // The next poll runs normally.
+  EXPECT_EQ(s.transition_to_running(), task_state::poll_action::poll);
+  EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::idle);
 }
 
 TEST(task_state, a_poll_without_a_wake_goes_idle) {

@@ -44,9 +44,10 @@ struct leaf_poller {
 extern const waker_vtable task_borrowed_waker_vtable;
 
 class task_header : public runnable {
-  // These three are declared first so that they fit in runnable's tail padding (a cell is
+  // These four are declared first so that they fit in runnable's tail padding (a cell is
   // allocated per task; see docs/benchmarks.md, task_memory).
   bool adopted_ = false;  // owner thread after adoption; the submitting thread before it
+  bool self_woken_ = false;  // owner thread, during a poll: the task woke itself (a yield)
 
  protected:
   bool factory_alive_ = false;  // factory_cell: its factory is constructed (owner thread, or the
@@ -142,7 +143,12 @@ class task_header : public runnable {
   friend class join_access;
 
  private:
-  void poll_once() noexcept;
+  enum class poll_result {
+    completed,  // the task finished (or its factory failed)
+    idle,       // waiting on a leaf until a wake
+    requeue,    // woken during the poll: queue it again, with the poll's queue reference
+  };
+  poll_result poll_once() noexcept;
   void complete(bool from_idle) noexcept;
 
   loop_shared* owner_;

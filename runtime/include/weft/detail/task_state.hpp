@@ -4,7 +4,8 @@
 // a single atomic read-modify-write and no transition can observe a torn combination.
 //
 //   bit          meaning                                         set by            cleared by
-//   scheduled    one poll is queued; that queue entry owns a ref  wake / abort      poll start
+//   scheduled    one poll is queued; that queue entry owns a ref  wake / abort /    poll start
+//                                                                 poll end (re-queue)
 //   running      a poll is in progress on the owner thread       poll start        poll end
 //   notified     woken while running: re-queue when the poll ends wake / abort(run) poll end
 //   complete     terminal; the coroutine frame is gone           completion        never
@@ -134,18 +135,22 @@ class task_state {
 
   enum class idle_action {
     idle,        // nothing more to do until a wake
-    reschedule,  // woken (or aborted) during the poll: queue it again; a reference was added
+    reschedule,  // woken (or aborted) during the poll: queue it again. No reference is added:
+                 // the poll's own queue reference goes with the new queue entry
   };
-  idle_action transition_to_idle() noexcept {
+  // End of a poll that left the task waiting. `self_woken`: the task woke itself during the poll
+  // on its own thread (task_header records that in a plain owner-thread flag instead of setting
+  // `notified` atomically: a yield costs one atomic transition instead of two); it re-queues the
+  // task exactly like `notified` does.
+  idle_action transition_to_idle(bool self_woken = false) noexcept {
     word cur = word_.load(std::memory_order_relaxed);
     for (;;) {
       WEFT_ASSERT(cur & running);
       WEFT_ASSERT(!(cur & scheduled));
       word next = cur & ~running;
       idle_action action = idle_action::idle;
-      if (cur & notified) {
+      if ((cur & notified) || self_woken) {
         next = (next & ~notified) | scheduled;
-        next += ref_one;
         action = idle_action::reschedule;
       }
       // acq_rel: release publishes this poll's writes to a later poll on behalf of a waker that
