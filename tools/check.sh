@@ -100,9 +100,9 @@ sim_run() {
 
 stage "build + real unit tests" main_build_and_unit
 stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
+  bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
 stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  bash -c "$(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
+  bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
 stage "models (Relacy)" suites "$out/main" models
 stage "sim: tests + fuzz smoke ($fuzz_seeds seeds per scenario, $swarm_seeds with --swarm)" sim_run
 if present "$out/main" properties; then
@@ -114,5 +114,9 @@ fi
 # The closing line counts meson tests (each gtest/rapidcheck binary, example, model, twin and
 # tool check is one test; the fuzz smoke is not counted here, its own lines above report it).
 read -r passed failed skipped < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$tally")
-echo "check: all stages passed"
 echo "check: $passed passed, $failed failed, $skipped skipped"
+if [ "$failed" -ne 0 ]; then
+  echo "check: FAILED ($failed failing meson tests)"  # a stage must never hide one, but be sure
+  exit 1
+fi
+echo "check: all stages passed"

@@ -13,11 +13,13 @@
 
 using weft::detail::block_recycler;
 
-namespace {
-void skip_unless_enabled() {
-  if (!weft::detail::recycler_enabled) GTEST_SKIP() << "block recycling is off under ASan/TSan (by design)";
-}
-}  // namespace
+// GTEST_SKIP returns from the function it is written in, so this must expand in the test body.
+#define SKIP_UNLESS_RECYCLING()                                                          \
+  do {                                                                                   \
+    if (!weft::detail::recycler_enabled) {                                               \
+      GTEST_SKIP() << "block recycling is off under ASan/TSan (by design)";              \
+    }                                                                                    \
+  } while (false)
 
 TEST(block_recycler, size_classes_match_the_allocators_block_sizes) {
   EXPECT_EQ(block_recycler::block_size(block_recycler::class_of(1)), 24u);
@@ -36,7 +38,7 @@ TEST(block_recycler, size_classes_match_the_allocators_block_sizes) {
 }
 
 TEST(block_recycler, a_freed_block_serves_the_next_request_of_its_class_on_the_same_thread) {
-  skip_unless_enabled();
+  SKIP_UNLESS_RECYCLING();
   void* a = block_recycler::allocate(100);
   const std::size_t before = block_recycler::cached_bytes();
   block_recycler::deallocate(a, 100);
@@ -48,7 +50,7 @@ TEST(block_recycler, a_freed_block_serves_the_next_request_of_its_class_on_the_s
 }
 
 TEST(block_recycler, blocks_larger_than_the_limit_are_never_cached) {
-  skip_unless_enabled();
+  SKIP_UNLESS_RECYCLING();
   const std::size_t before = block_recycler::cached_bytes();
   void* big = block_recycler::allocate(weft::detail::recycler_max_block + 1);
   block_recycler::deallocate(big, weft::detail::recycler_max_block + 1);
@@ -56,7 +58,7 @@ TEST(block_recycler, blocks_larger_than_the_limit_are_never_cached) {
 }
 
 TEST(block_recycler, the_cache_of_a_thread_is_bounded) {
-  skip_unless_enabled();
+  SKIP_UNLESS_RECYCLING();
   std::thread([] {
     constexpr std::size_t size = 500;
     const std::size_t block = block_recycler::block_size(block_recycler::class_of(size));
@@ -70,7 +72,7 @@ TEST(block_recycler, the_cache_of_a_thread_is_bounded) {
 }
 
 TEST(block_recycler, a_block_freed_on_another_thread_is_cached_there_not_here) {
-  skip_unless_enabled();
+  SKIP_UNLESS_RECYCLING();
   void* a = block_recycler::allocate(64);
   const std::size_t here_before = block_recycler::cached_bytes();
   std::size_t there = 0;
@@ -83,7 +85,7 @@ TEST(block_recycler, a_block_freed_on_another_thread_is_cached_there_not_here) {
 }
 
 TEST(block_recycler, spawned_tasks_reuse_cells_and_frames_on_their_loop) {
-  skip_unless_enabled();
+  SKIP_UNLESS_RECYCLING();
   weft::event_loop loop;
   // Warm up: the first batch leaves its cells and frames in this thread's cache...
   for (int i = 0; i < 4; ++i) (void)loop.spawn([]() -> weft::task<int> { co_return 1; });
