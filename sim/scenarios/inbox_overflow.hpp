@@ -1,8 +1,9 @@
 // inbox_overflow — producers hammer a small-capacity loop inbox while the loop's run() keeps
 // finishing (and so closing the inbox) and starting again.
 //
-// Each submission is answered accepted, `full` or `closed`. Oracle (submissions.hpp): every
-// accepted macrotask ran exactly once; every refused one never ran. The loop's thread runs
+// Each submission — a macrotask, or (every other one) a task spawned from the producer's thread
+// through a local_spawner — is answered accepted, `full` or `closed`. Oracle (submissions.hpp):
+// every accepted macrotask or task ran exactly once; every refused one never ran. The loop's thread runs
 // `rounds` drives, yielding between them, then joins the producers and drives once more:
 // the inbox's close commit guarantees that an accepted item is run before run() returns.
 //
@@ -18,6 +19,9 @@
 #include <vector>
 
 #include <weft/event_loop.hpp>
+#include <weft/join_handle.hpp>
+#include <weft/local_domain.hpp>
+#include <weft/task.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/queue_error.hpp>
 #include <weft/sim/context.hpp>
@@ -39,6 +43,7 @@ void inbox_overflow(context& sim) {
   loop_options.inbox_capacity = capacity;
   std::optional<event_loop> loop(std::in_place, loop_options);
   thread_handle handle = loop->handle();
+  local_spawner spawner(handle);
 
   std::vector<platform::thread> threads;
   for (std::size_t p = 0; p < producers; ++p) {
@@ -46,7 +51,22 @@ void inbox_overflow(context& sim) {
       sim.name_thread("producer-" + std::to_string(p));
       for (std::size_t k = 0; k < items; ++k) {
         const std::uint64_t id = p * 1'000 + k;
-        const submit_result r = handle.queue_macrotask([&ledger, id] { ledger.ran(id); });
+        submit_result r;
+        if (k % 2 == 0) {
+          r = handle.queue_macrotask([&ledger, id] { ledger.ran(id); });
+        } else {
+          // A cross-thread task spawn through the same inbox: refused spawns (`full`, `closed`)
+          // complete at once as rejected and must never run their task.
+          join_handle<void> h = spawner.spawn([&ledger, id]() -> task<void> {
+            ledger.ran(id);
+            co_return;
+          });
+          if (h.is_finished()) {
+            auto outcome = h.join();  // finished: does not block
+            if (!outcome && outcome.error() == join_error::rejected) r = unexpected(outcome.error().rejection_reason());
+          }
+          // An accepted task runs on the loop's thread at a later drive; its handle detaches.
+        }
         if (r) {
           ledger.accepted(id);
         } else {

@@ -129,7 +129,7 @@ TEST(detection_power, a_waker_that_resumes_instead_of_scheduling_is_found_by_cro
 TEST(detection_power, a_blocking_callback_that_runs_after_its_submission_was_rejected_is_found) {
   expect_found("blocking_runs_rejected");
 }
-TEST(detection_power, a_refused_or_abandoned_spawn_whose_task_runs_anyway_is_found_by_the_task_oracle) {
+TEST(detection_power, a_refused_spawn_whose_task_runs_anyway_is_found_by_inbox_overflow) {
   expect_found("abandon_runs_task");
 }
 TEST(detection_power, a_lost_unpark_is_found_by_shutdown_race_as_a_deadlock) { expect_found("parker_lost_unpark"); }
