@@ -21,7 +21,7 @@ struct block_recycler_cleanup {
 
 void block_recycler::open_cache() noexcept {
   // Constructed the first time this thread gets here; destroyed at its exit.
-  static thread_local block_recycler_cleanup cleanup;
+  static thread_local block_recycler_cleanup cleanup;  // seam-ok: see block_recycler.hpp
   (void)cleanup;
   cache_.state = phase::open;
 }

@@ -125,8 +125,11 @@ class block_recycler {
   static void open_cache() noexcept;
   friend struct block_recycler_cleanup;
 
-  // Constant-initialised and trivially destructible: no guard on the hot path.
-  static inline thread_local constinit cache cache_{};
+  // Constant-initialised and trivially destructible: no guard on the hot path. A plain
+  // thread_local, not a platform::thread_slot, on purpose: in the simulator every fiber shares this
+  // OS thread's cache, which is harmless — the cache holds no state any simulated thread can
+  // observe, and no seam operation (so no scheduling point) happens inside allocate/deallocate.
+  static inline thread_local constinit cache cache_{};  // seam-ok: an allocation cache, see above
 
 };
 
