@@ -143,3 +143,26 @@ TEST(factory_cell, a_refused_factory_is_destroyed_unrun_and_reported_closed) {
   EXPECT_FALSE(ran);
   EXPECT_EQ(dropped.drops.load(), 1);
 }
+
+namespace {
+// A factory whose move constructor throws: the spawn throws, and no task is left counted.
+struct throwing_move_factory {
+  bool armed = true;
+  throwing_move_factory() = default;
+  throwing_move_factory(const throwing_move_factory&) = delete;
+  throwing_move_factory(throwing_move_factory&& other) : armed(other.armed) {
+    if (armed) throw std::runtime_error("factory move failed");
+  }
+  weft::task<void> operator()() { co_return; }
+};
+}  // namespace
+
+TEST(factory_cell, a_factory_whose_move_throws_makes_spawn_throw_and_leaves_no_task_counted) {
+  auto rt = weft::runtime::builder().workers(1).build();
+  EXPECT_THROW((void)rt.scheduler().spawn(throwing_move_factory{}), std::runtime_error);
+  auto h = rt.scheduler().spawn([]() -> weft::task<int> { co_return 3; });
+  EXPECT_EQ(*h.join(), 3);
+  // The failed spawn left no task counted: the drain finds the runtime idle (it would otherwise
+  // wait out the whole deadline and report it).
+  EXPECT_EQ(rt.drain(std::chrono::seconds(5)), weft::drain_outcome::drained);
+}
