@@ -41,20 +41,14 @@ task_header::task_header(loop_shared* owner, std::uint32_t id, std::coroutine_ha
       owner_(owner),
       root_(root) {
   owner_->ref_inc();
+}
+
+void task_header::mark_spawned() noexcept {
   if (owner_->counter) owner_->counter->started();
   WEFT_TRACE_TASK(spawned, this);
 }
 
-task_header::~task_header() {
-  // Every cell completes before its last reference goes, except one whose construction failed
-  // after this base was built (a factory whose move threw inside factory_cell's constructor): the
-  // spawn threw and no task exists, so the count the constructor started is finished here.
-  // relaxed: read by the thread that dropped the last reference (ordered by its acq_rel release).
-  if (!(state.load(std::memory_order_relaxed) & task_state::complete) && owner_->counter) {
-    owner_->counter->finished();
-  }
-  owner_->release();
-}
+task_header::~task_header() { owner_->release(); }
 
 waker task_header::make_waker() noexcept { return waker(owning_clone(this)); }
 

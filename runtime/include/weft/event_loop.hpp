@@ -87,12 +87,15 @@ concept spawnable = task_factory<std::decay_t<W>> || is_task<std::decay_t<W>>::v
 // Null when there is nothing to run (an empty task<T>).
 template <class W>
 task_cell<spawn_value_t<W>>* make_task_cell(loop_shared* owner, std::uint32_t id, W&& work) {
+  task_cell<spawn_value_t<W>>* cell = nullptr;
   if constexpr (is_task<std::decay_t<W>>::value) {
     if (!work.valid()) return nullptr;
-    return new task_cell<spawn_value_t<W>>(owner, id, std::move(work));
+    cell = new task_cell<spawn_value_t<W>>(owner, id, std::move(work));
   } else {
-    return new factory_cell<std::decay_t<W>>(owner, id, std::forward<W>(work));
+    cell = new factory_cell<std::decay_t<W>>(owner, id, std::forward<W>(work));  // may throw: nothing counted
   }
+  cell->mark_spawned();
+  return cell;
 }
 struct child_worker;
 }  // namespace detail

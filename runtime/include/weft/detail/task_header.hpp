@@ -66,6 +66,11 @@ class task_header : public runnable {
   static void* operator new(std::size_t size) { return block_recycler::allocate(size); }
   static void operator delete(void* p, std::size_t size) noexcept { block_recycler::deallocate(p, size); }
 
+  // Once the whole cell is built (make_task_cell): the task exists from here on — counted in its
+  // runtime's task count until it completes. (Not in the constructor: a factory whose move
+  // throws in a derived constructor must leave nothing counted.)
+  void mark_spawned() noexcept;
+
   // runnable: one poll on the owner thread, consuming the queue entry's reference.
   void run() override;
   void discard() noexcept override { release(); }

@@ -21,7 +21,7 @@ namespace weft::platform {
 enum class task_event : std::uint8_t {
   spawned,           // the cell was created (on the spawning thread)
   adopted,           // the owner loop took the cell into its owned-task list; first poll queued
-  woken,             // a wake that queued a poll (schedule_poll submitted the cell)
+  woken,             // a wake that queued a poll, or a self-wake inside the task's own poll
   wake_coalesced,    // a wake that needed no new poll (already scheduled or running, or complete)
   cancel_requested,  // request_cancel (abort) was called
   poll_begin,        // the owner thread started a poll (runnable::run)
