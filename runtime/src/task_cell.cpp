@@ -40,6 +40,7 @@ task_header::task_header(loop_shared* owner, std::uint32_t id, std::coroutine_ha
       id_(id),
       owner_(owner),
       root_(root) {
+  ::new (static_cast<void*>(shared_)) wait_point{};  // until the output is stored (task_header.hpp)
   owner_->ref_inc();
 }
 
@@ -103,9 +104,10 @@ task_header::poll_result task_header::poll_once() noexcept {
   task_header* const outer = current_task_slot::get();
   current_task_slot::set(this);
   bool resume = true;
-  if (pending_.poll != nullptr) {
+  wait_point& waiting = wait();
+  if (waiting.leaf.poll != nullptr) {
     // The leaf decides; a leaf that throws reports ready and rethrows at its co_await.
-    resume = pending_.poll(pending_.leaf, borrowed_waker());
+    resume = waiting.leaf.poll(waiting.leaf.leaf, borrowed_waker());
   } else if (!root_) {
     // First poll of a factory cell: the factory runs here, on the owner thread, inside the poll.
     if (!start_root()) {  // it threw or made no task: the error is stored as the output
@@ -117,9 +119,8 @@ task_header::poll_result task_header::poll_once() noexcept {
     }
   }
   if (resume) {
-    const std::coroutine_handle<> next = resume_at_ ? resume_at_ : root_;
-    pending_ = leaf_poller{};
-    resume_at_ = {};
+    const std::coroutine_handle<> next = waiting.resume_at ? waiting.resume_at : root_;
+    waiting = wait_point{};
     next.resume();  // runs until the task suspends on a leaf or finishes
   }
   current_task_slot::set(outer);
@@ -132,7 +133,7 @@ task_header::poll_result task_header::poll_once() noexcept {
     return poll_result::completed;
   }
   // Not finished: it must be waiting on a leaf (the promise accepts no other awaitable).
-  WEFT_ASSERT(pending_.poll != nullptr);
+  WEFT_ASSERT(waiting.leaf.poll != nullptr);
   return state.transition_to_idle(self_woken) == task_state::idle_action::reschedule ? poll_result::requeue
                                                                                      : poll_result::idle;
 }
@@ -140,8 +141,7 @@ task_header::poll_result task_header::poll_once() noexcept {
 void task_header::cancel_at_shutdown() noexcept {
   WEFT_TRACE_TASK(cancelled_at_shutdown, this);
   destroy_root();
-  pending_ = leaf_poller{};
-  resume_at_ = {};
+  clear_wait();
   store_error(join_error(join_error::cancelled));
   complete(true);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -100,6 +102,58 @@ inline double median(std::vector<double> v) {
 
 using wall = std::chrono::steady_clock;
 inline double ns_since(wall::time_point t0) { return std::chrono::duration<double, std::nano>(wall::now() - t0).count(); }
+
+// ---- ping_pong's diagnostics (measured after the timed exchange, never inside it) -------------
+
+// A small number naming the calling thread (1, 2, ... in order of first use). ping_pong_cross
+// tags each message with the thread that sent it, so the receiver can tell whether the message
+// crossed threads. The Rust peers do the same (peers/common/bench_common.rs).
+inline std::uint64_t thread_tag() noexcept {
+  static std::atomic<std::uint64_t> next{1};
+  // relaxed: only the uniqueness of the numbers matters, nothing is published through them.
+  thread_local const std::uint64_t tag = next.fetch_add(1, std::memory_order_relaxed);
+  return tag;
+}
+inline constexpr unsigned message_tag_bits = 16;
+inline constexpr std::uint64_t message_tag_mask = (std::uint64_t{1} << message_tag_bits) - 1;
+// A message carrying sequence number `seq` from the calling thread.
+inline std::uint64_t tagged_message(std::uint64_t seq) noexcept { return (seq << message_tag_bits) | thread_tag(); }
+inline std::uint64_t message_seq(std::uint64_t message) noexcept { return message >> message_tag_bits; }
+// Whether `message` was sent from a thread other than the calling one.
+inline bool message_crossed(std::uint64_t message) noexcept { return (message & message_tag_mask) != thread_tag(); }
+
+// One polite step of a spin loop (x86's pause; nothing elsewhere).
+inline void spin_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+// The machine's floor under ping_pong: two plain threads bounce one cache line each way (a
+// counter each, spinning on a load with a pause between checks) — no runtime, no mailbox, no
+// wake, no sleep. ns per round trip: the least any runtime can pay when its two tasks really run
+// on two cores. (Reported once, by weft-bench-scenarios, as runtime=machine.)
+inline double cross_core_round_trip_ns(std::uint64_t round_trips) {
+  struct alignas(64) line {
+    std::atomic<std::uint64_t> value{0};
+  };
+  line ping, pong;
+  std::thread echo([&] {
+    for (std::uint64_t i = 1; i <= round_trips; ++i) {
+      // acquire/release: the pair orders nothing else; they keep the spin honest about seeing
+      // the other thread's store (it pairs with the other side's release store).
+      while (ping.value.load(std::memory_order_acquire) != i) spin_pause();
+      pong.value.store(i, std::memory_order_release);
+    }
+  });
+  const auto t0 = wall::now();
+  for (std::uint64_t i = 1; i <= round_trips; ++i) {
+    ping.value.store(i, std::memory_order_release);  // pairs with the echo thread's acquire load
+    while (pong.value.load(std::memory_order_acquire) != i) spin_pause();
+  }
+  const double ns = ns_since(t0);
+  echo.join();
+  return ns / static_cast<double>(round_trips);
+}
 
 // Resident set size of this process in bytes (/proc/self/statm, second field).
 inline std::uint64_t rss_bytes() {

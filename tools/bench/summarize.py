@@ -13,10 +13,15 @@ import sys
 
 LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9.]+) unit=(\S+)$")
 RUNTIMES = ["weft", "tokio", "async-executor", "asio"]
-FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "timers_100k",
-           "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_overhead"]
+FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross", "timers_100k",
+           "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
+# Figures of the machine itself (runtime=machine): ping_pong_floor, two plain threads bouncing a
+# cache line, is the least a cross-core round trip can cost.
+MACHINE_FIGURES = ["ping_pong_floor"]
 SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
 HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
+# Diagnostics: no better or worse (ping_pong_cross is the share of messages that crossed threads).
+DIAGNOSTIC = {"ping_pong_cross"}
 # Issue 7, item 5: (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
 TARGETS = {
     "spawn_join_1": ("ratio_max", 0.8),
@@ -70,7 +75,7 @@ def main(argv):
         w = med.get((fig, "weft"))
         for p in peers:
             pv = med.get((fig, p))
-            row.append("%.2f" % (w / pv) if w is not None and pv else "—")
+            row.append("%.2f" % (w / pv) if w is not None and pv and fig not in DIAGNOSTIC else "—")
         target, verdict = "", ""
         if fig in TARGETS and w is not None:
             kind, bound = TARGETS[fig]
@@ -87,6 +92,18 @@ def main(argv):
     print()
     print("Medians over rounds (n = rounds with a result). Times: lower is better; tasks/s and the")
     print("speedup: higher is better. Ratios are weft/peer of the medians.")
+    print("ping_pong_cross: the share of ping_pong's messages received on another thread than")
+    print("their sender's (an untimed second exchange of tagged messages): 1 = every message crossed.")
+    machine_rows = [f for f in MACHINE_FIGURES if (f, "machine") in med]
+    if machine_rows:
+        print()
+        print("| machine figure | unit | measured (n) |")
+        print("|---|---|---|")
+        for fig in machine_rows:
+            print("| %s | %s | %s (%d) |" % (fig, units.get(fig, ""), fmt(med[(fig, "machine")]), rounds[(fig, "machine")]))
+        print()
+        print("ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a")
+        print("round trip between two cores costs on this machine.")
     sim_rows = [f for f in SIM_FIGURES if (f, "weft-sim") in med]
     if sim_rows:
         print()

@@ -78,7 +78,7 @@ class [[nodiscard]] join_handle {
     if (result_) return true;
     if (!cell_) throw usage_error("awaiting an empty join_handle (its result was already taken)");
     if (!cell_->poll_join(w, result_)) return false;
-    release_cell();
+    release_cell(/*taken=*/true);
     return true;
   }
   output_type await_resume() {
@@ -116,9 +116,10 @@ class [[nodiscard]] join_handle {
   std::uint64_t task_id() const noexcept { return cell_ ? cell_->id() : 0; }
 
  private:
-  void release_cell() noexcept {
+  // `taken`: poll_join handed this handle the output (so nothing is left in the cell to destroy).
+  void release_cell(bool taken = false) noexcept {
     if (!cell_) return;
-    cell_->drop_join_interest();
+    cell_->drop_join_interest(taken);
     std::exchange(cell_, nullptr)->release();
   }
 

@@ -6,7 +6,11 @@
 //   output slot   written once by the completer (owner thread) before `complete` is published
 //                 (release); read or destroyed by the joiner only after it observed `complete`
 //                 (acquire); destroyed by the completer instead when the join handle was dropped
-//                 first. Exactly one party destroys an unread output.
+//                 first. Exactly one party destroys the output: the joiner that took it (taking
+//                 moves it out and destroys it; the handle then drops its interest with
+//                 drop_join_interest_after_take, which destroys nothing), the joiner that drops
+//                 an untaken one, or the completer. The slot has no engaged flag
+//                 (output_slot): this protocol alone says when it holds an output.
 //   waker slot    written by the joiner only while join_waker is clear and the task not complete;
 //                 read-only for everyone while join_waker is set; the completer reads it (to wake
 //                 by reference) only when it saw join_waker set at the moment it set `complete`.
@@ -15,6 +19,7 @@
 // (completer side) and the Relacy model of the hand-off (models/src/join_handoff_model.cpp).
 #pragma once
 
+#include <new>
 #include <optional>
 #include <utility>
 
@@ -23,13 +28,42 @@
 #include <weft/platform/sync.hpp>
 #include <weft/waker.hpp>
 
+namespace weft::detail {
+
+// Storage for one output with no engaged flag (a flag would cost a word per task): emplace
+// constructs it, reset destroys it, and the join hand-off below says which party does each, once.
+// Destroying the slot does not destroy a held output.
+template <class Output>
+class output_slot {
+ public:
+  output_slot() noexcept {}
+  output_slot(const output_slot&) = delete;
+  output_slot& operator=(const output_slot&) = delete;
+  ~output_slot() {}
+
+  template <class... Args>
+  void emplace(Args&&... args) {
+    ::new (static_cast<void*>(&value_)) Output(std::forward<Args>(args)...);
+  }
+  Output& operator*() noexcept { return value_; }
+  const Output& operator*() const noexcept { return value_; }
+  void reset() noexcept { value_.~Output(); }
+
+ private:
+  union {
+    Output value_;
+  };
+};
+
+}  // namespace weft::detail
+
 namespace weft::detail::join_handoff {
 
-// Joiner, after it observed `complete` with acquire: moves the output out. Always true.
+// Joiner, after it observed `complete` with acquire: moves the output out (and destroys what is
+// left in the slot). Always true. The handle must then use drop_join_interest_after_take.
 template <class Output>
-bool take_output(sync::cell<std::optional<Output>>& output, std::optional<Output>& out) {
-  output.with_mut([&](std::optional<Output>& slot) {
-    WEFT_ASSERT(slot.has_value());  // a handle reads its output at most once
+bool take_output(sync::cell<output_slot<Output>>& output, std::optional<Output>& out) {
+  output.with_mut([&](output_slot<Output>& slot) {
     out.emplace(std::move(*slot));
     slot.reset();
   });
@@ -39,7 +73,7 @@ bool take_output(sync::cell<std::optional<Output>>& output, std::optional<Output
 // Joiner (any thread). Returns true with the output moved into `out` once the task completed;
 // otherwise registers `w` to be woken at completion and returns false.
 template <class Output>
-bool poll_join(task_state& state, sync::cell<waker>& waker_slot, sync::cell<std::optional<Output>>& output,
+bool poll_join(task_state& state, sync::cell<waker>& waker_slot, sync::cell<output_slot<Output>>& output,
                const waker& w, std::optional<Output>& out) {
   const task_state::word seen = state.load(std::memory_order_acquire);  // pairs with complete's release
   if (seen & task_state::complete) return take_output(output, out);
@@ -56,17 +90,25 @@ bool poll_join(task_state& state, sync::cell<waker>& waker_slot, sync::cell<std:
   return false;
 }
 
-// Join handle gone (any thread): the handle's reference is released by the caller.
+// Join handle gone without taking the output (any thread): the handle's reference is released
+// by the caller.
 template <class Output>
 void drop_join_interest(task_state& state, sync::cell<waker>& waker_slot,
-                        sync::cell<std::optional<Output>>& output) noexcept {
+                        sync::cell<output_slot<Output>>& output) noexcept {
   const task_state::word prior = state.drop_join_interest();
   if (prior & task_state::complete) {
     // We own the output: nobody else reads it any more.
-    output.with_mut([](std::optional<Output>& slot) { slot.reset(); });
+    output.with_mut([](output_slot<Output>& slot) { slot.reset(); });
   } else if (prior & task_state::join_waker) {
     waker_slot.with_mut([](waker& slot) { slot.reset(); });  // cleared with the bit: ours
   }
+}
+
+// Join handle gone after poll_join handed it the output (any thread): the task is complete, the
+// output already taken and destroyed; the waker slot is read-only and freed with the cell.
+inline void drop_join_interest_after_take(task_state& state) noexcept {
+  const task_state::word prior = state.drop_join_interest();
+  WEFT_ASSERT(prior & task_state::complete);
 }
 
 // Completer (owner thread), with the output stored: publishes `complete`, then either destroys

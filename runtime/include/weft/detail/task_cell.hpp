@@ -3,7 +3,9 @@
 //
 // The output slot is written once by the owner thread, before `complete` is published (release),
 // and read by the joiner only after it observed `complete` (acquire). Exactly one party destroys
-// an unread output: the completer if the join handle was already gone, else the handle.
+// the output: the completer if the join handle was already gone, else the handle (join_handoff.hpp).
+// An output that fits (output_shares_storage: `void` and most small T) is kept in the header's
+// shared storage, where the wait point was until then (task_header.hpp); a larger one in a member.
 #pragma once
 
 #include <exception>
@@ -26,6 +28,9 @@ template <class T>
 class task_cell : public task_header {
  public:
   using output_type = expected<T, join_error>;
+  using output_cell = sync::cell<output_slot<output_type>>;
+  static constexpr bool output_shares_storage =
+      sizeof(output_cell) <= shared_storage_bytes && alignof(output_cell) <= shared_storage_align;
 
   // The cell takes over the frame of `root` (valid).
   task_cell(loop_shared* owner, std::uint32_t id, task<T>&& root) noexcept
@@ -36,11 +41,18 @@ class task_cell : public task_header {
   // otherwise registers `w` to be woken at completion and returns false. The protocol lives in
   // join_handoff.hpp (shared with the completer and the Relacy model).
   bool poll_join(const waker& w, std::optional<output_type>& out) {
-    return join_handoff::poll_join(state, join_waker_slot, output_, w, out);
+    return join_handoff::poll_join(state, join_waker_slot, output(), w, out);
   }
 
-  // Join handle gone (any thread): the handle's reference is released by the caller.
-  void drop_join_interest() noexcept { join_handoff::drop_join_interest(state, join_waker_slot, output_); }
+  // Join handle gone (any thread): the handle's reference is released by the caller. `taken`:
+  // poll_join already handed the handle the output.
+  void drop_join_interest(bool taken) noexcept {
+    if (taken) {
+      join_handoff::drop_join_interest_after_take(state);
+    } else {
+      join_handoff::drop_join_interest(state, join_waker_slot, output());
+    }
+  }
 
  protected:
   // A cell made without a frame (factory_cell) starts with a null root.
@@ -63,13 +75,13 @@ class task_cell : public task_header {
 
   void store_error(join_error error) noexcept override {
     WEFT_TRACE_TASK_DETAIL(outcome, this, to_string(error.get_kind()));
-    output_.with_mut([&](std::optional<output_type>& slot) { slot.emplace(unexpected(std::move(error))); });
+    begin_output().with_mut([&](output_slot<output_type>& slot) { slot.emplace(unexpected(std::move(error))); });
   }
 
  private:
   void store_root_result() noexcept override {
     auto& promise = std::coroutine_handle<task_promise<T>>::from_address(root().address()).promise();
-    output_.with_mut([&](std::optional<output_type>& slot) {
+    begin_output().with_mut([&](output_slot<output_type>& slot) {
       try {
         if constexpr (std::is_void_v<T>) {
           promise.take();
@@ -82,20 +94,40 @@ class task_cell : public task_header {
       } catch (...) {
         slot.emplace(unexpected(join_error::from_panic(std::current_exception())));
       }
-      WEFT_TRACE_TASK_DETAIL(outcome, this, slot->has_value() ? "value" : to_string(slot->error().get_kind()));
+      WEFT_TRACE_TASK_DETAIL(outcome, this, (*slot).has_value() ? "value" : to_string((*slot).error().get_kind()));
     });
   }
+  // Both only between the store and the destruction of the output (the completer's side).
   std::exception_ptr stored_panic() const noexcept override {
-    return output_.with([](const std::optional<output_type>& slot) -> std::exception_ptr {
-      if (!slot || slot->has_value() || !slot->error().is_panicked()) return nullptr;
-      return slot->error().exception();
+    return output().with([](const output_slot<output_type>& slot) -> std::exception_ptr {
+      const output_type& out = *slot;
+      if (out.has_value() || !out.error().is_panicked()) return nullptr;
+      return out.error().exception();
     });
   }
   void destroy_output() noexcept override {
-    output_.with_mut([](std::optional<output_type>& slot) { slot.reset(); });
+    output().with_mut([](output_slot<output_type>& slot) { slot.reset(); });
   }
 
-  sync::cell<std::optional<output_type>> output_;
+  // The output's cell; it exists from begin_output (the store) on. Before that, in the shared
+  // case, its bytes are the wait point's, and nobody touches it: the protocol reads it only after
+  // `complete`.
+  output_cell& output() noexcept {
+    if constexpr (output_shares_storage) {
+      return *std::launder(static_cast<output_cell*>(shared_storage()));
+    } else {
+      return own_output_;
+    }
+  }
+  const output_cell& output() const noexcept { return const_cast<task_cell*>(this)->output(); }
+  // Owner thread, storing the output (once): in the shared case this ends the wait point's life.
+  output_cell& begin_output() noexcept {
+    if constexpr (output_shares_storage) ::new (shared_storage()) output_cell();
+    return output();
+  }
+
+  struct no_own_output {};
+  [[no_unique_address]] std::conditional_t<output_shares_storage, no_own_output, output_cell> own_output_;
 };
 
 // A cell spawned from a factory: no frame until the first poll, which invokes the factory on the

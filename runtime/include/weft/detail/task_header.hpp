@@ -11,6 +11,12 @@
 //                        for everyone while join_waker is set; freed with the cell
 //   everything else      the owner loop's thread only (the task never migrates): root frame,
 //                        awaited leaf, resume point, owned-task links
+//
+// The wait point (awaited leaf and resume point) and a small output share one 24-byte storage
+// (`shared_`): the wait point lives from the cell's construction until the output is stored,
+// which happens once, on the owner thread, after the frame is done or destroyed; nothing reads
+// the wait point afterwards. A task_cell whose output does not fit keeps it in a member of its
+// own (task_cell.hpp). This keeps a cell at 104 bytes (docs/benchmarks.md, task_memory).
 // A wake from another thread touches only `state` and then hands the cell to the owner's remote
 // inbox; the owner thread does the poll. The cell is freed by whoever drops the last reference,
 // on any thread, and only after completion (the owned-task list holds a reference until then),
@@ -20,6 +26,7 @@
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <utility>
 
 #include <weft/detail/block_recycler.hpp>
@@ -62,6 +69,10 @@ class task_header : public runnable {
   task_header(loop_shared* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept;
   virtual ~task_header();
 
+  // Bytes shared by the wait point and an output that fits (task_cell::output_shares_storage).
+  static constexpr std::size_t shared_storage_bytes = 24;
+  static constexpr std::size_t shared_storage_align = alignof(void*);
+
   // Cells come from the calling thread's block recycler; `delete` passes the dynamic type's size.
   static void* operator new(std::size_t size) { return block_recycler::allocate(size); }
   static void operator delete(void* p, std::size_t size) noexcept { block_recycler::deallocate(p, size); }
@@ -93,9 +104,10 @@ class task_header : public runnable {
 
   // Owner thread, from inside a poll: the coroutine `resume_at` suspended on `leaf`.
   void suspend_on(leaf_poller leaf, std::coroutine_handle<> resume_at) noexcept {
-    WEFT_ASSERT(pending_.poll == nullptr);
-    pending_ = leaf;
-    resume_at_ = resume_at;
+    wait_point& w = wait();
+    WEFT_ASSERT(w.leaf.poll == nullptr);
+    w.leaf = leaf;
+    w.resume_at = resume_at;
   }
 
   // A waker for this task that does not own a reference: valid while the task is being polled.
@@ -144,8 +156,10 @@ class task_header : public runnable {
   // The exception a stored `panicked` output carries (null otherwise).
   virtual std::exception_ptr stored_panic() const noexcept = 0;
 
-  void destroy_output_if_unjoined(task_state::word prior) noexcept;
-  friend class join_access;
+  // The shared storage, for a task_cell that keeps its output there: it constructs the output
+  // in it when the output is stored (which ends the wait point's life).
+  void* shared_storage() noexcept { return shared_; }
+  const void* shared_storage() const noexcept { return shared_; }
 
  private:
   enum class poll_result {
@@ -156,10 +170,20 @@ class task_header : public runnable {
   poll_result poll_once() noexcept;
   void complete(bool from_idle) noexcept;
 
+  // What a suspended task waits on: the leaf to poll, and the coroutine to resume when it is
+  // ready (null: the root). Lives in shared_ until the output is stored.
+  struct wait_point {
+    leaf_poller leaf;
+    std::coroutine_handle<> resume_at;
+  };
+  static_assert(sizeof(wait_point) <= shared_storage_bytes);
+  static_assert(alignof(wait_point) <= shared_storage_align);
+  wait_point& wait() noexcept { return *std::launder(reinterpret_cast<wait_point*>(shared_)); }
+  void clear_wait() noexcept { wait() = wait_point{}; }
+
   loop_shared* owner_;
   std::coroutine_handle<> root_;
-  leaf_poller pending_{};
-  std::coroutine_handle<> resume_at_{};
+  alignas(shared_storage_align) std::byte shared_[shared_storage_bytes];
 };
 
 // The task being polled on the calling thread, or null outside polls.

@@ -107,6 +107,32 @@ unsafe fn libc_sysconf_pagesize() -> u64 {
     sysconf(SC_PAGESIZE) as u64
 }
 
+// ---- ping_pong's diagnostics (measured after the timed exchange, never inside it) -------------
+
+static NEXT_THREAD_TAG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+thread_local! {
+    // Relaxed: only the uniqueness of the numbers matters, nothing is published through them.
+    static THREAD_TAG: u64 = NEXT_THREAD_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// A small number naming the calling thread (1, 2, ... in order of first use); the same scheme
+/// as tools/bench/bench_common.hpp, so ping_pong_cross can tell whether a message crossed threads.
+pub fn thread_tag() -> u64 {
+    THREAD_TAG.with(|t| *t)
+}
+const MESSAGE_TAG_BITS: u32 = 16;
+/// A message carrying sequence number `seq` from the calling thread.
+pub fn tagged_message(seq: u64) -> u64 {
+    (seq << MESSAGE_TAG_BITS) | thread_tag()
+}
+pub fn message_seq(message: u64) -> u64 {
+    message >> MESSAGE_TAG_BITS
+}
+/// Whether `message` was sent from a thread other than the calling one.
+pub fn message_crossed(message: u64) -> bool {
+    (message & ((1u64 << MESSAGE_TAG_BITS) - 1)) != thread_tag()
+}
+
 /// A one-slot mailbox: a mutex over {value, stored waker}. The same design is written for weft
 /// and Asio, so ping_pong compares the runtimes' cross-task wake paths, not their channels.
 pub struct Mailbox {
@@ -154,4 +180,27 @@ impl Future for Recv<'_> {
         }
         Poll::Pending
     }
+}
+
+/// ping_pong_cross's two sides (the same loops as ping_pong's, with tagged messages): each
+/// returns how many of the messages it received had crossed threads.
+pub async fn pong_tagged(inbox: std::sync::Arc<Mailbox>, outbox: std::sync::Arc<Mailbox>, n: u64) -> u64 {
+    let mut crossed = 0u64;
+    for _ in 0..n {
+        let m = inbox.recv().await;
+        crossed += message_crossed(m) as u64;
+        outbox.send(tagged_message(message_seq(m)));
+    }
+    crossed
+}
+
+pub async fn ping_tagged(outbox: std::sync::Arc<Mailbox>, inbox: std::sync::Arc<Mailbox>, n: u64) -> u64 {
+    let mut crossed = 0u64;
+    for i in 0..n {
+        outbox.send(tagged_message(i));
+        let m = inbox.recv().await;
+        assert_eq!(message_seq(m), i);
+        crossed += message_crossed(m) as u64;
+    }
+    crossed
 }
