@@ -20,8 +20,9 @@ FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_
 MACHINE_FIGURES = ["ping_pong_floor"]
 SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
 HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
-# Diagnostics: no better or worse (ping_pong_cross is the share of messages that crossed threads).
-DIAGNOSTIC = {"ping_pong_cross"}
+# No better or worse, so no ratio: ping_pong_cross (the share of messages that crossed threads) and
+# task_memory_frame (the size of the user's coroutine or future).
+DIAGNOSTIC = {"ping_pong_cross", "task_memory_frame"}
 # Issue 7, item 5: (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
 TARGETS = {
     "spawn_join_1": ("ratio_max", 0.8),
