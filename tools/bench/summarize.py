@@ -95,27 +95,27 @@ def main(argv):
     print("speedup: higher is better. Ratios are weft/peer of the medians.")
     print("ping_pong_cross: the share of ping_pong's messages received on another thread than")
     print("their sender's (an untimed second exchange of tagged messages): 1 = every message crossed.")
-    machine_rows = [f for f in MACHINE_FIGURES if (f, "machine") in med]
-    if machine_rows:
-        print()
-        print("| machine figure | unit | measured (n) |")
-        print("|---|---|---|")
-        for fig in machine_rows:
-            print("| %s | %s | %s (%d) |" % (fig, units.get(fig, ""), fmt(med[(fig, "machine")]), rounds[(fig, "machine")]))
-        print()
-        print("ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a")
-        print("round trip between two cores costs on this machine.")
-    sim_rows = [f for f in SIM_FIGURES if (f, "weft-sim") in med]
-    if sim_rows:
-        print()
-        print("| simulator figure (issue 4) | unit | weft-sim (n) |")
-        print("|---|---|---|")
-        for fig in sim_rows:
-            print("| %s | %s | %s (%d) |" % (fig, units.get(fig, ""), fmt(med[(fig, "weft-sim")]), rounds[(fig, "weft-sim")]))
-        print()
-        print("shutdown_race at 4 workers x 100 tasks, one job; issue 4 aims at >= 1,000 seeds/s per core")
-        print("(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure).")
+    one_runtime_table(med, rounds, units, MACHINE_FIGURES, "machine", "machine figure", "measured", [
+        "ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a",
+        "round trip between two cores costs on this machine."])
+    one_runtime_table(med, rounds, units, SIM_FIGURES, "weft-sim", "simulator figure (issue 4)", "weft-sim", [
+        "shutdown_race at 4 workers x 100 tasks, one job; issue 4 aims at >= 1,000 seeds/s per core",
+        "(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure)."])
 
+
+def one_runtime_table(med, rounds, units, figures, runtime, title, column, notes):
+    """A table of the figures only `runtime` reports (the machine's, the simulator's), if any."""
+    rows = [f for f in figures if (f, runtime) in med]
+    if not rows:
+        return
+    print()
+    print("| %s | unit | %s (n) |" % (title, column))
+    print("|---|---|---|")
+    for fig in rows:
+        print("| %s | %s | %s (%d) |" % (fig, units.get(fig, ""), fmt(med[(fig, runtime)]), rounds[(fig, runtime)]))
+    print()
+    for line in notes:
+        print(line)
 
 if __name__ == "__main__":
     main(sys.argv[1:])
