@@ -137,18 +137,31 @@ inline double cross_core_round_trip_ns(std::uint64_t round_trips) {
     std::atomic<std::uint64_t> value{0};
   };
   line ping, pong;
+  // Spins until `v` holds `want`. Past spins_before_yield pauses the other thread is evidently
+  // not running (a loaded or 1-core machine): give it the core instead of burning a time slice.
+  // On an idle machine the answer comes within a few pauses and this never yields.
+  constexpr int spins_before_yield = 4096;
+  auto wait_for = [](const std::atomic<std::uint64_t>& v, std::uint64_t want) {
+    int spins = 0;
+    while (v.load(std::memory_order_acquire) != want) {  // pairs with the other side's release store
+      if (spins < spins_before_yield) {
+        ++spins;
+        spin_pause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+  };
   std::thread echo([&] {
     for (std::uint64_t i = 1; i <= round_trips; ++i) {
-      // acquire/release: the pair orders nothing else; they keep the spin honest about seeing
-      // the other thread's store (it pairs with the other side's release store).
-      while (ping.value.load(std::memory_order_acquire) != i) spin_pause();
-      pong.value.store(i, std::memory_order_release);
+      wait_for(ping.value, i);
+      pong.value.store(i, std::memory_order_release);  // pairs with wait_for's acquire load
     }
   });
   const auto t0 = wall::now();
   for (std::uint64_t i = 1; i <= round_trips; ++i) {
-    ping.value.store(i, std::memory_order_release);  // pairs with the echo thread's acquire load
-    while (pong.value.load(std::memory_order_acquire) != i) spin_pause();
+    ping.value.store(i, std::memory_order_release);  // pairs with wait_for's acquire load
+    wait_for(pong.value, i);
   }
   const double ns = ns_since(t0);
   echo.join();
