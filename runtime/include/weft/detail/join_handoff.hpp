@@ -76,6 +76,9 @@ template <class Output>
 bool poll_join(task_state& state, sync::cell<waker>& waker_slot, sync::cell<output_slot<Output>>& output,
                const waker& w, std::optional<Output>& out) {
   const task_state::word seen = state.load(std::memory_order_acquire);  // pairs with complete's release
+  // Only the handle polls, and only before it dropped its interest: the output is taken at most
+  // once (the slot has no flag of its own to say it was).
+  WEFT_ASSERT(seen & task_state::join_interest);
   if (seen & task_state::complete) return take_output(output, out);
   if (seen & task_state::join_waker) {
     // The slot is read-only while join_waker is set; reading it concurrently with the
