@@ -187,6 +187,10 @@ void ping_pong_cross(const bench::args& a) {
   auto rb = b.join();
   if (!ra || !rb) bench::fail("ping_pong", "wrong exchange");
   bench::report("ping_pong_cross", runtime_name, static_cast<double>(*ra + *rb) / static_cast<double>(2 * n), "share");
+}
+
+// ping_pong_floor: the machine's own cross-core round trip, no runtime (bench_common.hpp).
+void ping_pong_floor(const bench::args& a) {
   bench::report("ping_pong_floor", "machine", bench::cross_core_round_trip_ns(a.count(1'000'000)), "ns");
 }
 
@@ -288,6 +292,7 @@ int main(int argc, char** argv) {
   if (a.wants("ping_pong")) {
     ping_pong(a);
     ping_pong_cross(a);
+    ping_pong_floor(a);
   }
   if (a.wants("timers_100k")) timers_100k(a);
   if (a.wants("cpu_scaling")) cpu_scaling(a);
