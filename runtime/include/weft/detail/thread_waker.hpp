@@ -25,7 +25,7 @@ class thread_waker_state {
   static void drop(void* data) noexcept;
 
   sync::atomic<std::size_t> refs_{1};
-  platform::parker parker_;
+  platform::parker parker_{platform::host_park_spin_quiet};
 };
 
 }  // namespace weft::detail

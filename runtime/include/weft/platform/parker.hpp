@@ -15,6 +15,8 @@
 //   * The owner moves empty->parked and parked->empty; unparkers only ever store `notified`.
 //   * An unparker that sees `parked` takes `lock_` before notifying, so the owner is either not
 //     yet waiting (and will re-check `state_` under the lock) or is waiting and gets the signal.
+//   * `last_wake_prompt_` (the spin's quiet/yielding choice) is a plain field: only the owner,
+//     inside park()/park_until(), reads or writes it.
 #pragma once
 
 #include <chrono>
@@ -37,6 +39,20 @@ namespace weft::platform {
 // `real`: the simulator and the model checker gain nothing from spinning but longer schedules.
 inline constexpr duration park_spin_budget =
     flavor == flavor_kind::real ? duration(std::chrono::microseconds(50)) : duration::zero();
+// How long a loop thread's spin polls without yielding the core, while its wakes come promptly.
+// A sched_yield is a system call (1.2 us on a 2-vCPU AMD EPYC VM with page-table isolation)
+// during which the spinner cannot see a token: yielding after every check put a yield between
+// most wakes and their discovery. With this quiet spin, ping_pong went 2.4 us -> 1.5 us per round
+// trip on that machine (docs/benchmarks.md). A quiet spinner keeps the core from any other
+// runnable thread, so the spin is quiet only while the previous wake arrived within it (a
+// request/response rhythm); a thread whose waits run longer (an idle worker) yields from its
+// first check, as before. An unconditional quiet spin cost spawn_join_1 up to 80%: its idle
+// worker held a core the host thread and the busy worker needed.
+inline constexpr duration loop_park_spin_quiet =
+    flavor == flavor_kind::real ? duration(std::chrono::microseconds(3)) : duration::zero();
+// The same for a host thread blocked on a result (join_handle::join): it shares the cores with the
+// workers computing that result, so it yields from its first check.
+inline constexpr duration host_park_spin_quiet = duration::zero();
 // Pauses between two clock reads while spinning.
 inline constexpr int park_spin_pauses_per_check = 32;
 
@@ -49,7 +65,11 @@ inline void spin_pause() noexcept {
 
 class parker {
  public:
-  parker() = default;
+  // A loop thread's parker (the driver's).
+  parker() noexcept : parker(loop_park_spin_quiet) {}
+  // `spin_quiet`: how long the spin in park() polls before it starts yielding between checks
+  // (loop_park_spin_quiet or host_park_spin_quiet).
+  explicit parker(duration spin_quiet) noexcept : spin_quiet_(spin_quiet) {}
   parker(const parker&) = delete;
   parker& operator=(const parker&) = delete;
 
@@ -119,18 +139,33 @@ class parker {
   bool spin_for_token(std::optional<instant> deadline) {
     if (try_consume_token()) return true;
     if (park_spin_budget == duration::zero()) return false;
-    instant until = clock::now() + park_spin_budget;
+    const instant start = clock::now();
+    instant until = start + park_spin_budget;
     if (deadline && *deadline < until) until = *deadline;
+    // Quiet only while wakes keep coming within the quiet spin: a thread whose waits are longer
+    // (an idle worker, a host thread) yields from its first check, as a busy core needs.
+    const instant quiet_until = start + spin_quiet_;
+    const instant yield_from = last_wake_prompt_ ? quiet_until : start;
+    instant checked = start;
     for (;;) {
       for (int i = 0; i < park_spin_pauses_per_check; ++i) {
         spin_pause();
         // relaxed: only a hint; the CAS in try_consume_token() does the acquire. Reading first
         // keeps the spinner from taking the line exclusively while the unparker needs it.
-        if (state_.load(std::memory_order_relaxed) == notified && try_consume_token()) return true;
+        if (state_.load(std::memory_order_relaxed) == notified && try_consume_token()) {
+          last_wake_prompt_ = checked < quiet_until;
+          return true;
+        }
       }
-      if (clock::now() >= until) return false;
-      // Between checks, give the core to any other runnable thread: on a machine with few cores
-      // a spinner must not keep the thread it waits for (or one just woken) off the CPU.
+      checked = clock::now();
+      if (checked >= until) {
+        last_wake_prompt_ = false;
+        return false;
+      }
+      if (checked < yield_from) continue;
+      // Between checks past the quiet spin, give the core to any other runnable thread: on a
+      // machine with few cores a spinner must not keep the thread it waits for (or one just
+      // woken) off the CPU.
       yield_thread();
     }
   }
@@ -141,6 +176,8 @@ class parker {
                                           std::memory_order_relaxed);
   }
 
+  const duration spin_quiet_;
+  bool last_wake_prompt_ = true;  // owner only: did the last spin end within its quiet part?
   sync::atomic<std::uint32_t> state_{empty};
   sync::mutex lock_;
   sync::condvar cv_;
