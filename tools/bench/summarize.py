@@ -13,8 +13,8 @@ import sys
 
 LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9.]+) unit=(\S+)$")
 RUNTIMES = ["weft", "tokio", "async-executor", "asio"]
-FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross", "timers_100k",
-           "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
+FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
+           "ping_pong_pinned", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine itself (runtime=machine): ping_pong_floor, two plain threads bouncing a
 # cache line, is the least a cross-core round trip can cost.
 MACHINE_FIGURES = ["ping_pong_floor"]
@@ -95,6 +95,9 @@ def main(argv):
     print("speedup: higher is better. Ratios are weft/peer of the medians.")
     print("ping_pong_cross: the share of ping_pong's messages received on another thread than")
     print("their sender's (an untimed second exchange of tagged messages): 1 = every message crossed.")
+    print("ping_pong_pinned: the same exchange with every message crossing threads: tokio and")
+    print("async-executor give each task a single-worker executor of its own; weft and Asio already")
+    print("place each task on its own worker, so theirs is ping_pong run again.")
     one_runtime_table(med, rounds, units, MACHINE_FIGURES, "machine", "machine figure", "measured", [
         "ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a",
         "round trip between two cores costs on this machine."])

@@ -182,6 +182,22 @@ impl Future for Recv<'_> {
     }
 }
 
+/// ping_pong's two sides: `pong` echoes `n` messages back; `ping` sends 0..n and checks each echo.
+pub async fn pong(inbox: std::sync::Arc<Mailbox>, outbox: std::sync::Arc<Mailbox>, n: u64) {
+    for _ in 0..n {
+        let v = inbox.recv().await;
+        outbox.send(v);
+    }
+}
+
+pub async fn ping(outbox: std::sync::Arc<Mailbox>, inbox: std::sync::Arc<Mailbox>, n: u64) {
+    for i in 0..n {
+        outbox.send(i);
+        let v = inbox.recv().await;
+        assert_eq!(v, i);
+    }
+}
+
 /// ping_pong_cross's two sides (the same loops as ping_pong's, with tagged messages): each
 /// returns how many of the messages it received had crossed threads.
 pub async fn pong_tagged(inbox: std::sync::Arc<Mailbox>, outbox: std::sync::Arc<Mailbox>, n: u64) -> u64 {

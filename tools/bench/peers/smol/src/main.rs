@@ -123,22 +123,8 @@ fn ping_pong(a: &Args) {
     let t0 = Instant::now();
     // async-executor has one shared queue: it cannot pin a task to a thread; either thread may
     // run either task.
-    let b = {
-        let (to_b, to_a) = (to_b.clone(), to_a.clone());
-        pool.ex.spawn(async move {
-            for _ in 0..n {
-                let v = to_b.recv().await;
-                to_a.send(v);
-            }
-        })
-    };
-    let a_task = pool.ex.spawn(async move {
-        for i in 0..n {
-            to_b.send(i);
-            let v = to_a.recv().await;
-            assert_eq!(v, i);
-        }
-    });
+    let b = pool.ex.spawn(pong(to_b.clone(), to_a.clone(), n));
+    let a_task = pool.ex.spawn(ping(to_b, to_a, n));
     future::block_on(a_task);
     future::block_on(b);
     report("ping_pong", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
@@ -155,6 +141,22 @@ fn ping_pong_cross(a: &Args) {
     let a_task = pool.ex.spawn(ping_tagged(to_b, to_a, n));
     let crossed = future::block_on(a_task) + future::block_on(b);
     report("ping_pong_cross", RT, crossed as f64 / (2 * n) as f64, "share");
+}
+
+// ping_pong_pinned: the same timed exchange with every message crossing threads. async-executor
+// cannot pin a task to one thread of an executor, so each task gets an executor of its own run by
+// one thread: the placement weft's `worker_scheduler(i)` and Asio's per-thread io_context give.
+fn ping_pong_pinned(a: &Args) {
+    let (pool_a, pool_b) = (Pool::new(1), Pool::new(1));
+    let n = a.count(100_000) as u64;
+    let to_b = Arc::new(Mailbox::new());
+    let to_a = Arc::new(Mailbox::new());
+    let t0 = Instant::now();
+    let b = pool_b.ex.spawn(pong(to_b.clone(), to_a.clone(), n));
+    let a_task = pool_a.ex.spawn(ping(to_b, to_a, n));
+    future::block_on(a_task);
+    future::block_on(b);
+    report("ping_pong_pinned", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
 }
 
 fn timers_100k(a: &Args) {
@@ -246,6 +248,7 @@ fn main() {
     if a.wants("ping_pong") {
         ping_pong(&a);
         ping_pong_cross(&a);
+        ping_pong_pinned(&a);
     }
     if a.wants("timers_100k") { timers_100k(&a); }
     if a.wants("cpu_scaling") { cpu_scaling(&a); }

@@ -97,22 +97,8 @@ fn ping_pong(a: &Args) {
     let t0 = Instant::now();
     // tokio cannot pin a task to a worker: the two tasks are spawned separately and the runtime
     // places (and may co-locate) them.
-    let b = {
-        let (to_b, to_a) = (to_b.clone(), to_a.clone());
-        rt.spawn(async move {
-            for _ in 0..n {
-                let v = to_b.recv().await;
-                to_a.send(v);
-            }
-        })
-    };
-    let a_task = rt.spawn(async move {
-        for i in 0..n {
-            to_b.send(i);
-            let v = to_a.recv().await;
-            assert_eq!(v, i);
-        }
-    });
+    let b = rt.spawn(pong(to_b.clone(), to_a.clone(), n));
+    let a_task = rt.spawn(ping(to_b, to_a, n));
     rt.block_on(a_task).unwrap();
     rt.block_on(b).unwrap();
     report("ping_pong", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
@@ -129,6 +115,22 @@ fn ping_pong_cross(a: &Args) {
     let a_task = rt.spawn(ping_tagged(to_b, to_a, n));
     let crossed = rt.block_on(a_task).unwrap() + rt.block_on(b).unwrap();
     report("ping_pong_cross", RT, crossed as f64 / (2 * n) as f64, "share");
+}
+
+// ping_pong_pinned: the same timed exchange with every message crossing threads. tokio cannot pin
+// a task to one worker of a runtime, so each task gets a runtime of its own with one worker: the
+// placement weft's `worker_scheduler(i)` and Asio's per-thread io_context give.
+fn ping_pong_pinned(a: &Args) {
+    let (rt_a, rt_b) = (runtime(1), runtime(1));
+    let n = a.count(100_000) as u64;
+    let to_b = Arc::new(Mailbox::new());
+    let to_a = Arc::new(Mailbox::new());
+    let t0 = Instant::now();
+    let b = rt_b.spawn(pong(to_b.clone(), to_a.clone(), n));
+    let a_task = rt_a.spawn(ping(to_b, to_a, n));
+    rt_a.block_on(a_task).unwrap();
+    rt_b.block_on(b).unwrap();
+    report("ping_pong_pinned", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
 }
 
 fn timers_100k(a: &Args) {
@@ -213,6 +215,7 @@ fn main() {
     if a.wants("ping_pong") {
         ping_pong(&a);
         ping_pong_cross(&a);
+        ping_pong_pinned(&a);
     }
     if a.wants("timers_100k") { timers_100k(&a); }
     if a.wants("cpu_scaling") { cpu_scaling(&a); }
