@@ -10,10 +10,14 @@
 //   * the close commit: once try_close() succeeded, user pushes answer `closed`, and no user item
 //     that was answered `accepted` is left in the inbox (kill() hands back no user item): every
 //     accepted item is drained by the owner, none is stranded;
-//   * the queue itself is only touched under the lock (it is a sync::cell: Relacy reports a DATA
-//     RACE otherwise).
-// The `pending_` counter is a hint only (the lock orders the queue), so its memory orders are not
-// what this model checks; see docs/models.md.
+//   * the user queue itself is only touched under the lock (it is a sync::cell: Relacy reports a
+//     DATA RACE otherwise);
+//   * the wake stack publishes: what a waker wrote before push_internal() (each wake's payload,
+//     a sync::cell) is visible to the owner that drains it, through the push's release CAS and
+//     the drain's acquire exchange (Relacy reports a DATA RACE otherwise);
+//   * once killed, the wake stack refuses every push.
+// The `pending_` counter is a hint only (the lock orders the user queue), so its memory orders
+// are not what this model checks; see docs/models.md.
 #include <cstddef>
 
 #include <weft/detail/remote_inbox.hpp>
@@ -31,11 +35,20 @@ using push_result = remote_inbox::push_result;
 constexpr std::size_t capacity = 2;  // production: 65,536
 
 // A queue entry the model owns (statically, in the test): running or discarding it does nothing.
+// A wake's pusher sets `payload` to `published` first; the owner checks it when it drains one.
+constexpr int published = 1;
 struct item final : runnable {
   explicit item(runnable_kind kind) noexcept : runnable(kind) {}
   void run() override {}
   void discard() noexcept override {}
+  weft::sync::cell<int> payload{0};
 };
+
+// Producer side of an internal wake: write the payload, then push.
+bool publish_and_push(remote_inbox& inbox, item& wake) {
+  wake.payload.with_mut([](int& v) { v = published; });
+  return inbox.push_internal(&wake);
+}
 
 struct batch_counts {
   std::size_t user = 0;
@@ -50,6 +63,7 @@ batch_counts take_all(runnable_queue& q) {
       ++counts.user;
     } else {
       ++counts.internal;
+      static_cast<item*>(r)->payload.with([](const int& v) { RL_ASSERT(v == published); });
     }
   }
   return counts;
@@ -76,11 +90,11 @@ struct bound_and_bypass : rl::test_suite<bound_and_bypass, 3> {
     if (index == 1) {
       count(inbox.push_user(&a1));
       count(inbox.push_user(&a2));
-      RL_ASSERT(inbox.push_internal(&w1));
+      RL_ASSERT(publish_and_push(inbox, w1));
       producers_done.fetch_add(1, std::memory_order_release);  // pairs with the owner's acquire
     } else if (index == 2) {
       count(inbox.push_user(&b1));
-      RL_ASSERT(inbox.push_internal(&w2));
+      RL_ASSERT(publish_and_push(inbox, w2));
       producers_done.fetch_add(1, std::memory_order_release);
     } else {
       runnable_queue q;
@@ -132,7 +146,7 @@ struct close_commit : rl::test_suite<close_commit, 3> {
       push(a2);
       others_done.fetch_add(1, std::memory_order_release);  // pairs with the owner's acquire
     } else if (index == 2) {
-      RL_ASSERT(inbox.push_internal(&w1));  // closed does not refuse internal wakes
+      RL_ASSERT(publish_and_push(inbox, w1));  // closed does not refuse internal wakes
       others_done.fetch_add(1, std::memory_order_release);
     } else {
       // The loop's shutdown: drain, and commit the close only if nothing arrived meanwhile.

@@ -5,22 +5,34 @@
 // tasks and in-flight operations, each of which has at most one wake queued — the task state's
 // `scheduled` bit coalesces the rest). The owner thread drains everything at once.
 //
-// States (all under `lock_`):
+// Two queues. User work goes into `guarded_` under `lock_` (the bound and the close commit need
+// the lock). Internal wakes go onto `wakes_`, a lock-free stack (push by CAS, taken whole by one
+// exchange, reversed into arrival order): a cross-thread wake is the hot path of request/response
+// between workers, and it then touches one word instead of a lock, a list and a counter
+// (ping_pong, docs/benchmarks.md). A drain takes the wakes first, then the user items; the two
+// kinds come from different producers and are never ordered against each other.
+//
+// States:
 //   open      user pushes accepted up to `capacity_` queued user items; internal pushes accepted
 //   closed    user pushes answer `closed`; internal pushes still accepted (the loop owns their
 //             targets and will see them at its next drive or at its destruction)
 //   dead      the loop is gone: every push is refused; the caller disposes of the item
+// `closed`/`dead` for user pushes live in `guarded_`; `dead` for internal pushes is the mark
+// `dead_wakes()` in `wakes_`, set by kill() with the same exchange that takes the last wakes, so an
+// internal push either lands before it (and kill() hands it back) or is refused.
 //
 // The close commit (try_close) happens under `lock_` and succeeds only if nothing is queued, and
 // push_user checks `closed` under the same lock: a user item is either accepted before the close
 // (and the close then fails, so the loop goes on and runs it) or refused with `closed`. No
 // accepted item is ever stranded.
 //
-// `pending_` mirrors the number of queued items so the owner can skip the lock when it is zero;
-// a push that races that check also notifies the loop's driver, so the item is seen next turn.
+// `pending_` mirrors the number of queued user items so the owner can skip the lock when it is
+// zero; a push that races that check (user or internal) also notifies the loop's driver, so the
+// item is seen next turn.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include <weft/detail/runnable.hpp>
 #include <weft/platform/assert.hpp>
@@ -37,6 +49,9 @@ class remote_inbox {
   remote_inbox& operator=(const remote_inbox&) = delete;
   ~remote_inbox() {
     guarded_.with_mut([](guarded& g) { WEFT_ASSERT(g.items.empty()); });
+    // relaxed: the last owner of the inbox already synchronised with every producer.
+    [[maybe_unused]] runnable* const wakes = wakes_.load(std::memory_order_relaxed);
+    WEFT_ASSERT(wakes == nullptr || wakes == dead_wakes());
   }
 
   std::size_t capacity() const noexcept { return capacity_; }
@@ -57,25 +72,34 @@ class remote_inbox {
 
   // Any thread. False only when the loop is gone (the caller disposes of the item).
   bool push_internal(runnable* item) {
-    sync::lock_guard<sync::mutex> hold(lock_);
-    return guarded_.with_mut([&](guarded& g) {
-      if (g.dead) return false;
-      g.items.push_back(item);
-      // release: pairs with the acquire in has_pending().
-      pending_.fetch_add(1, std::memory_order_release);
-      return true;
-    });
+    WEFT_ASSERT(item->next == nullptr);
+    // relaxed: only the CAS below publishes; a stale head just fails it.
+    runnable* head = wakes_.load(std::memory_order_relaxed);
+    do {
+      if (head == dead_wakes()) {
+        item->next = nullptr;  // not queued: the caller gets it back untouched
+        return false;
+      }
+      item->next = head;
+      // release on success: pairs with the acquire exchange in take_wakes(), so the owner sees
+      // the item (and whatever the waker wrote before waking) when it takes the stack.
+    } while (!wakes_.compare_exchange_weak(head, item, std::memory_order_release, std::memory_order_relaxed));
+    return true;
   }
 
   // Owner. A hint: false may be stale (a racing push notifies the driver), true is exact.
   bool has_pending() const noexcept {
-    // acquire: pairs with the release increments in push_user/push_internal.
+    if (has_wakes()) return true;
+    // acquire: pairs with the release increment in push_user.
     return pending_.load(std::memory_order_acquire) != 0;
   }
 
-  // Owner. Moves every queued item, in arrival order, to `out`.
+  // Owner. Moves every queued item to `out`: the internal wakes in arrival order, then the user
+  // items in arrival order.
   void drain_into(runnable_queue& out) {
-    if (!has_pending()) return;
+    if (has_wakes()) take_wakes(out, nullptr);
+    // acquire: pairs with the release increment in push_user.
+    if (pending_.load(std::memory_order_acquire) == 0) return;
     sync::lock_guard<sync::mutex> hold(lock_);
     guarded_.with_mut([&](guarded& g) {
       // relaxed: the count is only a hint; the lock orders the queue.
@@ -91,6 +115,9 @@ class remote_inbox {
     sync::lock_guard<sync::mutex> hold(lock_);
     return guarded_.with_mut([&](guarded& g) {
       if (!g.items.empty()) return false;
+      // acquire: pairs with push_internal's release, like take_wakes() (a wake seen here is one
+      // the loop must still run, so the close fails).
+      if (wakes_.load(std::memory_order_acquire) != nullptr) return false;
       g.closed = true;
       return true;
     });
@@ -117,7 +144,9 @@ class remote_inbox {
       g.dead = true;
       pending_.fetch_sub(g.items.size(), std::memory_order_relaxed);  // relaxed: see drain_into
       g.user_queued = 0;
-      return runnable_queue(std::move(g.items));
+      runnable_queue left(std::move(g.items));
+      take_wakes(left, dead_wakes());
+      return left;
     });
   }
 
@@ -129,10 +158,46 @@ class remote_inbox {
     bool dead = false;
   };
 
+  // The mark kill() leaves in `wakes_`: no runnable lives at address 1.
+  static runnable* dead_wakes() noexcept { return reinterpret_cast<runnable*>(std::uintptr_t{1}); }
+
+  // Owner. A hint, like has_pending(); exact when true. Only the owner ever stores the dead mark
+  // (kill()), so a drain that saw a real wake here cannot take the mark away.
+  bool has_wakes() const noexcept {
+    // relaxed: take_wakes()'s exchange does the acquire.
+    runnable* const newest = wakes_.load(std::memory_order_relaxed);
+    return newest != nullptr && newest != dead_wakes();
+  }
+
+  // Owner. Takes the whole wake stack (leaving `replacement`: empty, or the dead mark) and appends
+  // it to `out` oldest first.
+  void take_wakes(runnable_queue& out, runnable* replacement) {
+    // acquire: pairs with the release CAS in push_internal().
+    runnable* newest = wakes_.exchange(replacement, std::memory_order_acquire);
+    if (newest == dead_wakes()) {  // killed before: nothing was pushed since
+      WEFT_ASSERT(replacement == dead_wakes());
+      return;
+    }
+    runnable* oldest = nullptr;
+    while (newest) {  // reverse the stack into arrival order
+      runnable* below = newest->next;
+      newest->next = oldest;
+      oldest = newest;
+      newest = below;
+    }
+    while (oldest) {
+      runnable* later = oldest->next;
+      oldest->next = nullptr;
+      out.push_back(oldest);
+      oldest = later;
+    }
+  }
+
   const std::size_t capacity_;
   sync::mutex lock_;
   sync::cell<guarded> guarded_;
-  sync::atomic<std::size_t> pending_{0};
+  sync::atomic<std::size_t> pending_{0};  // queued user items (a hint, see the head)
+  sync::atomic<runnable*> wakes_{nullptr};  // internal wakes, newest first; dead_wakes() once killed
 };
 
 }  // namespace weft::detail
