@@ -220,9 +220,12 @@ TEST(exit_race, a_task_wake_racing_the_exit_of_run_is_never_lost) {
     loop.run_until_stalled();
     ASSERT_TRUE(g.has_waiter());
     // The opener waits a random while after the start signal; the loop busies itself for a
-    // random while before run() can exit. Which comes first varies from round to round.
+    // random while before run() can exit. Which comes first varies from round to round. The
+    // loop's range is the wider one: under ASan (a debug build) the opener needs 200-400 us from
+    // the signal to its wake, and with equal ranges the wake beat the exit in ~1 % of rounds
+    // (0 in some runs, failing the check below); with these, about half, sanitized or not.
     const auto opener_delay = std::chrono::microseconds(rng.below(200));
-    const auto loop_busy = std::chrono::microseconds(rng.below(200));
+    const auto loop_busy = std::chrono::microseconds(rng.below(600));
     std::atomic<bool> go{false};
     std::thread opener([&g, &go, opener_delay] {
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();

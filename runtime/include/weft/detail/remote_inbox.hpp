@@ -116,8 +116,9 @@ class remote_inbox {
     return guarded_.with_mut([&](guarded& g) {
       if (!g.items.empty()) return false;
       // acquire: pairs with push_internal's release, like take_wakes() (a wake seen here is one
-      // the loop must still run, so the close fails).
-      if (wakes_.load(std::memory_order_acquire) != nullptr) return false;
+      // the loop must still run, so the close fails; the dead mark is no wake).
+      runnable* const newest = wakes_.load(std::memory_order_acquire);
+      if (newest != nullptr && newest != dead_wakes()) return false;
       g.closed = true;
       return true;
     });
