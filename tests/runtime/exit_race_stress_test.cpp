@@ -223,7 +223,7 @@ TEST(exit_race, a_task_wake_racing_the_exit_of_run_is_never_lost) {
     // random while before run() can exit. Which comes first varies from round to round. The
     // loop's range is the wider one: under ASan (a debug build) the opener needs 200-400 us from
     // the signal to its wake, and with equal ranges the wake beat the exit in ~1 % of rounds
-    // (0 in some runs, failing the check below); with these, about half, sanitized or not.
+    // (0 in some runs, failing the check below); with these, about half under ASan.
     const auto opener_delay = std::chrono::microseconds(rng.below(200));
     const auto loop_busy = std::chrono::microseconds(rng.below(600));
     std::atomic<bool> go{false};
