@@ -115,10 +115,9 @@ class remote_inbox {
     sync::lock_guard<sync::mutex> hold(lock_);
     return guarded_.with_mut([&](guarded& g) {
       if (!g.items.empty()) return false;
-      // acquire: pairs with push_internal's release, like take_wakes() (a wake seen here is one
-      // the loop must still run, so the close fails; the dead mark is no wake).
-      runnable* const newest = wakes_.load(std::memory_order_acquire);
-      if (newest != nullptr && newest != dead_wakes()) return false;
+      // A queued wake is work the loop must still run (it reads nothing of it here, so the
+      // hint's relaxed load is enough; the drain that follows does the acquire).
+      if (has_wakes()) return false;
       g.closed = true;
       return true;
     });
