@@ -234,7 +234,7 @@ class sut {
       });
     }
     if (bug_ == sut_bug::lost_wake) return;  // BUG (test-only): the waker is never called
-    w.wake();
+    std::move(w).wake();
   }
 
   void sleep(std::int64_t ms) {

@@ -46,10 +46,13 @@ configure() {  # configure DIR [meson options...]
   fi
 }
 
+# Every step below says `|| return 1`: stage() runs its command as an `if` condition, where bash
+# ignores `set -e`, so a failing step would otherwise be passed over (a build that stopped on an
+# error went on to run the tests of what had been built).
 build() {  # build DIR [meson options...]
   local dir=$1; shift
-  configure "$dir" "$@"
-  ninja -C "$dir" -j "$jobs"
+  configure "$dir" "$@" || return 1
+  ninja -C "$dir" -j "$jobs" || return 1
 }
 
 suites() {  # suites DIR SUITE...  (runs the named suites of a build; tallies meson's counts)
@@ -75,19 +78,19 @@ present() {  # present DIR SUITE: true when the build defines tests in that suit
 real_suites=(runtime examples tools)
 
 main_build_and_unit() {
-  build "$out/main" -Dflavors=real,sim,model
+  build "$out/main" -Dflavors=real,sim,model || return 1
   local s=("${real_suites[@]}")
   present "$out/main" bench && s+=(bench)
   suites "$out/main" "${s[@]}"
 }
 
 sanitizer_run() {  # sanitizer_run DIR SANITIZERS BUILDTYPE
-  build "$1" -Dflavors=real -Db_sanitize="$2" -Db_lundef=false -Dbuildtype="$3"
+  build "$1" -Dflavors=real -Db_sanitize="$2" -Db_lundef=false -Dbuildtype="$3" || return 1
   suites "$1" "${real_suites[@]}"
 }
 
 sim_run() {
-  suites "$out/main" sim
+  suites "$out/main" sim || return 1
   local cli="$out/main/sim/weft-sim"
   local scenarios
   scenarios=$("$cli" list | awk '{print $1}')

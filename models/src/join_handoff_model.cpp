@@ -48,7 +48,7 @@ struct model_waker {
   static void drop(void* data) noexcept {
     static_cast<model_waker*>(data)->refs.fetch_sub(1, std::memory_order_relaxed);
   }
-  static constexpr weft::waker_vtable vtable{&clone, &wake_by_ref, &drop};
+  static constexpr weft::waker_vtable vtable{&clone, &wake_by_ref, &drop, nullptr};
 
   waker make() noexcept { return waker(clone(this)); }
   bool woken() const { return wakes.load(std::memory_order_acquire) != 0; }  // pairs with wake_by_ref

@@ -1,7 +1,7 @@
 // task_state_model.cpp — Relacy model of weft::detail::task_state (detail/task_state.hpp), the
 // production state word of a task cell compiled against the model flavor of the seam, driven the
 // way task_header drives it (runtime/src/task_cell.cpp: schedule_poll, request_cancel, run,
-// complete, release), including the yield path (a wake from inside the task's own poll). The model's cell is a heap object (Relacy tracks it) with a "frame" that
+// complete, release, and the wake by value, schedule_poll_by_value), including the yield path (a wake from inside the task's own poll). The model's cell is a heap object (Relacy tracks it) with a "frame" that
 // every poll writes and the destructor touches, like a coroutine frame.
 //
 // Invariants:
@@ -65,6 +65,15 @@ struct model_loop {
   // with the queue entry.
   void wake(model_task* t) {
     if (t->state.transition_to_scheduled() == task_state::wake_action::submit) push();
+  }
+  // task_header::schedule_poll_by_value (waker::wake() &&) from another thread: the waker's own
+  // reference goes with the queue entry, or is dropped when no entry is queued.
+  void wake_by_value(model_task* t) {
+    if (t->state.transition_to_scheduled_by_value() == task_state::wake_action::submit) {
+      push();
+    } else {
+      release(t);  // coalesced or late: maybe the last reference
+    }
   }
   void abort(model_task* t) {
     if (t->state.transition_to_cancel_requested() == task_state::wake_action::submit) push();
@@ -135,6 +144,26 @@ struct wake_vs_poll : rl::test_suite<wake_vs_poll, 2> {
   void after() { RL_ASSERT(loop.deallocations.load(std::memory_order_relaxed) == 1); }
 };
 
+// wake_vs_poll with one wake, by value: the waker thread's clone is used up by it (its reference
+// becomes the queue entry's when the task was idle, or is dropped when the wake coalesces with the
+// initial entry or a running poll, or comes after completion), and nothing else drops it.
+struct wake_by_value_vs_poll : rl::test_suite<wake_by_value_vs_poll, 2> {
+  model_loop loop;
+  model_task* task = new model_task;
+
+  void thread(unsigned index) {
+    if (index == 0) {
+      (void)task->state.drop_join_interest();
+      loop.release(task);  // the join handle's reference
+      loop.drive(task);
+    } else {
+      loop.ready.store(1, std::memory_order_relaxed);
+      loop.wake_by_value(task);  // the clone's reference, maybe the last
+    }
+  }
+  void after() { RL_ASSERT(loop.deallocations.load(std::memory_order_relaxed) == 1); }
+};
+
 // Three threads: a waker, and a join handle that aborts the task and drops itself, against the
 // owner's polls. Whichever wins, the task completes once and is freed once.
 struct wake_vs_abort : rl::test_suite<wake_vs_abort, 3> {
@@ -167,5 +196,7 @@ int main(int argc, char** argv) {
       {
           {"wake_vs_poll", &run_test<wake_vs_poll>, {search::context_bound(3), search::random(100000)}},
           {"wake_vs_abort", &run_test<wake_vs_abort>, {search::context_bound(2), search::random(100000)}},
+          {"wake_by_value_vs_poll", &run_test<wake_by_value_vs_poll>,
+           {search::context_bound(3), search::random(100000)}},
       });
 }

@@ -88,7 +88,7 @@ inline void open_gate(mix_gate& g) {
     g.open.with_mut([](bool& o) { o = true; });
     g.stored.with([&](const waker& s) { w = s; });
   }
-  w.wake();
+  std::move(w).wake();
 }
 
 struct mix_record {

@@ -21,9 +21,10 @@ using current_task_slot = platform::thread_slot<task_header, current_task_tag>;
 raw_waker owning_clone(void* data) noexcept;
 void owning_wake(void* data) noexcept { static_cast<task_header*>(data)->schedule_poll(); }
 void owning_drop(void* data) noexcept { static_cast<task_header*>(data)->release(); }
+void owning_wake_by_value(void* data) noexcept { static_cast<task_header*>(data)->schedule_poll_by_value(); }
 void borrowed_drop(void*) noexcept {}
 
-constexpr waker_vtable owning_vtable{&owning_clone, &owning_wake, &owning_drop};
+constexpr waker_vtable owning_vtable{&owning_clone, &owning_wake, &owning_drop, &owning_wake_by_value};
 
 raw_waker owning_clone(void* data) noexcept {
   static_cast<task_header*>(data)->ref_inc();
@@ -31,7 +32,8 @@ raw_waker owning_clone(void* data) noexcept {
 }
 }  // namespace
 
-constinit const waker_vtable task_borrowed_waker_vtable{&owning_clone, &owning_wake, &borrowed_drop};
+// A borrowed waker owns no reference: used up, it just wakes.
+constinit const waker_vtable task_borrowed_waker_vtable{&owning_clone, &owning_wake, &borrowed_drop, &owning_wake};
 
 task_header* current_task() noexcept { return current_task_slot::get(); }
 
@@ -67,6 +69,23 @@ void task_header::schedule_poll() noexcept {
     WEFT_TRACE_TASK(wake_coalesced, this);
   }
   if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll();  // the same wake arrives twice
+}
+
+void task_header::schedule_poll_by_value() noexcept {
+  // The duplicate comes first here: after the wake below this waker may hold no reference.
+  if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll();  // the same wake arrives twice
+  if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
+  if (current_task_slot::get() == this) {
+    self_woken_ = true;  // a yield, as in schedule_poll()
+    WEFT_TRACE_TASK(woken, this);
+  } else if (state.transition_to_scheduled_by_value() == task_state::wake_action::submit) {
+    WEFT_TRACE_TASK(woken, this);  // before the hand-off: the owner may poll (and free) it at once
+    owner_->schedule_task(this);  // the waker's reference goes with the queue entry
+    return;
+  } else {
+    WEFT_TRACE_TASK(wake_coalesced, this);
+  }
+  release();  // no queue entry took the waker's reference: drop it (maybe the last)
 }
 
 void task_header::request_cancel() noexcept {

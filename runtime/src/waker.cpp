@@ -3,8 +3,9 @@
 
 namespace weft::detail {
 
+// No wake_by_value: unpark, then drop, is all a used-up thread waker can do.
 const waker_vtable thread_waker_state::vtable{&thread_waker_state::clone, &thread_waker_state::wake_by_ref,
-                                              &thread_waker_state::drop};
+                                              &thread_waker_state::drop, nullptr};
 
 waker thread_waker_state::make_waker() noexcept { return waker(clone(this)); }
 

@@ -80,7 +80,7 @@ inline void send(mailbox& box, std::uint64_t value) {
       to_wake = std::move(g.receiver);
     });
   }
-  to_wake.wake();  // outside the lock, from the sender's worker
+  std::move(to_wake).wake();  // outside the lock, from the sender's worker; used up (by value)
 }
 
 struct ping_pong_pair {

@@ -85,8 +85,8 @@ inline void set_and_wake(wake_box& box, bool duplicate) {
       w = g.stored;
     });
   }
-  w.wake();
-  if (duplicate) w.wake();
+  if (duplicate) w.wake();  // by reference: w is used again just below
+  std::move(w).wake();       // by value: the clone's reference goes with the wake
 }
 
 // Wakes whatever waker the box holds, without setting anything.
@@ -96,7 +96,7 @@ inline void spurious_wake(wake_box& box) {
     sync::lock_guard<sync::mutex> hold(box.lock);
     box.state.with([&](const wake_box::guarded& g) { w = g.stored; });
   }
-  w.wake();
+  std::move(w).wake();
 }
 
 template <wake_storm_variant Variant>

@@ -111,15 +111,20 @@ class remote_gate {
     waiter_ = w;
     return false;
   }
-  // Opens the gate and wakes the waiter (if it registered one already).
-  void open_and_wake() {
+  // Opens the gate and wakes the waiter (if it registered one already) through a clone, used up
+  // by the wake when `by_value` (waker::wake() &&).
+  void open_and_wake(bool by_value = false) {
     weft::waker w;
     {
       std::lock_guard<std::mutex> hold(lock_);
       open_ = true;
       w = waiter_;
     }
-    w.wake();
+    if (by_value) {
+      std::move(w).wake();
+    } else {
+      w.wake();
+    }
   }
   weft::waker waiter() const {
     std::lock_guard<std::mutex> hold(lock_);

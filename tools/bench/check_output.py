@@ -19,7 +19,7 @@ import sys
 
 LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9]+(?:\.[0-9]+)?) unit=(\S+)$")
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
-           "ping_pong_pinned", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
+           "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine rather than of a runtime (runtime=machine), printed by weft's program.
 MACHINE_FIGURES = ["ping_pong_floor"]
 

@@ -14,7 +14,7 @@ import sys
 LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9.]+) unit=(\S+)$")
 RUNTIMES = ["weft", "tokio", "async-executor", "asio"]
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
-           "ping_pong_pinned", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
+           "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine itself (runtime=machine): ping_pong_floor, two plain threads bouncing a
 # cache line, is the least a cross-core round trip can cost.
 MACHINE_FIGURES = ["ping_pong_floor"]
@@ -98,6 +98,9 @@ def main(argv):
     print("ping_pong_pinned: the same exchange with every message crossing threads: tokio and")
     print("async-executor give each task a single-worker executor of its own; weft and Asio already")
     print("place each task on its own worker, so theirs is ping_pong run again.")
+    print("ping_pong_local: the same exchange with no message crossing threads, in every runtime: one")
+    print("worker (tokio: a one-worker runtime; async-executor: one executor, one thread; Asio: one")
+    print("io_context, one thread) runs both tasks.")
     one_runtime_table(med, rounds, units, MACHINE_FIGURES, "machine", "machine figure", "measured", [
         "ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a",
         "round trip between two cores costs on this machine."])

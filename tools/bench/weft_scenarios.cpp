@@ -35,7 +35,7 @@ class mailbox {
       value_ = v;
       waiting = std::move(waiter_);
     }
-    waiting.wake();
+    std::move(waiting).wake();  // used up, as Rust's Waker::wake(self)
   }
 
   // Leaf: ready when a message is in the slot.
@@ -135,12 +135,13 @@ void yield_storm(const bench::args& a) {
 }
 
 // ---- ping_pong: two tasks on different workers exchange a message ------------------------------
-double ping_pong_ns(const bench::args& a) {
-  auto rt = make_runtime(2);
+// `workers` 2: the tasks on workers 0 and 1 (ping_pong); 1: both on the one worker (ping_pong_local).
+double ping_pong_ns(const bench::args& a, std::size_t workers = 2) {
+  auto rt = make_runtime(workers);
   const std::uint64_t n = a.count(100'000);
   mailbox to_b, to_a;
   const auto t0 = bench::wall::now();
-  auto b = rt.worker_scheduler(1).spawn([&]() -> weft::task<void> {
+  auto b = rt.worker_scheduler(workers - 1).spawn([&]() -> weft::task<void> {
     for (std::uint64_t i = 0; i < n; ++i) to_a.send(co_await to_b.recv());
   });
   auto a_task = rt.worker_scheduler(0).spawn([&]() -> weft::task<bool> {
@@ -164,6 +165,12 @@ void ping_pong(const bench::args& a) { bench::report("ping_pong", runtime_name, 
 // ping_pong already places each task on its own worker: the same exchange, run again.
 void ping_pong_pinned(const bench::args& a) {
   bench::report("ping_pong_pinned", runtime_name, ping_pong_ns(a), "ns");
+}
+
+// ping_pong_local: the same timed exchange with no message crossing threads, in every runtime: one
+// worker runs both tasks (the placement tokio's scheduler reaches by itself in ping_pong).
+void ping_pong_local(const bench::args& a) {
+  bench::report("ping_pong_local", runtime_name, ping_pong_ns(a, 1), "ns");
 }
 
 // ping_pong_cross: the share of messages received on another thread than the one that sent them,
@@ -301,6 +308,7 @@ int main(int argc, char** argv) {
     ping_pong(a);
     ping_pong_cross(a);
     ping_pong_pinned(a);
+    ping_pong_local(a);
     ping_pong_floor(a);
   }
   if (a.wants("timers_100k")) timers_100k(a);

@@ -30,7 +30,7 @@ class sleep_timer final : public timer_node {
   }
 
  private:
-  void on_fire() override { waker_.wake(); }
+  void on_fire() override { std::move(waker_).wake(); }  // fires once: the waker is used up
   waker waker_;
 };
 }  // namespace detail

@@ -6,7 +6,10 @@
 //   * wake() never runs the woken party on the calling thread — for a task it schedules a poll
 //     on the task's own loop;
 //   * a waker may outlive what it wakes (task, loop, runtime); it then does nothing;
-//   * copying a waker is cheap (a reference count); a waker never keeps a runtime running.
+//   * copying a waker is cheap (a reference count); a waker never keeps a runtime running;
+//   * a waker used once can be used up by the wake: `std::move(w).wake()` wakes and empties `w`,
+//     as wake() then destruction would, in one step where the kind of waker allows (a task's
+//     waker hands its reference to the poll it queues instead of adding one and dropping its own).
 #pragma once
 
 #include <utility>
@@ -22,6 +25,8 @@ struct waker_vtable {
   raw_waker (*clone)(void* data) noexcept;
   void (*wake_by_ref)(void* data) noexcept;
   void (*drop)(void* data) noexcept;
+  // Wake and give up the reference `data` stands for. Optional: null means wake_by_ref then drop.
+  void (*wake_by_value)(void* data) noexcept = nullptr;
 };
 
 class waker {
@@ -47,8 +52,19 @@ class waker {
   ~waker() { reset(); }
 
   // Asks for the woken party to make progress. Thread-safe; never blocks; never polls inline.
-  void wake() const noexcept {
+  void wake() const& noexcept {
     if (raw_.vtable) raw_.vtable->wake_by_ref(raw_.data);
+  }
+  // The same, using this waker up: afterwards it is empty (as if reset()).
+  void wake() && noexcept {
+    const raw_waker used = std::exchange(raw_, raw_waker{});
+    if (!used.vtable) return;
+    if (used.vtable->wake_by_value) {
+      used.vtable->wake_by_value(used.data);
+    } else {
+      used.vtable->wake_by_ref(used.data);
+      used.vtable->drop(used.data);
+    }
   }
   void operator()() const noexcept { wake(); }
 

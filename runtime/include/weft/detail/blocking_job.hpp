@@ -52,7 +52,7 @@ class blocking_state {
       if (phase_ == phase::queued) phase_ = phase::discarded;
       to_wake = std::move(waiter_);
     }
-    to_wake.wake();
+    std::move(to_wake).wake();
   }
   // The awaiting task is gone.
   void abandon() {
@@ -91,7 +91,7 @@ class blocking_state {
       phase_ = phase::done;
       to_wake = std::move(waiter_);
     }
-    to_wake.wake();  // outside the lock: the wake may take the owner's inbox lock
+    std::move(to_wake).wake();  // outside the lock: the wake may take the owner's inbox lock
   }
 
   sync::mutex lock_;

@@ -88,6 +88,9 @@ class task_header : public runnable {
 
   // Any thread. Ask for a poll (wake) or for cancellation (abort).
   void schedule_poll() noexcept;
+  // Any thread: schedule_poll() by an owning waker that is used up by it (waker::wake() &&): the
+  // waker's reference goes with the wake (task_state::transition_to_scheduled_by_value).
+  void schedule_poll_by_value() noexcept;
   void request_cancel() noexcept;
 
   // Owner thread, at loop shutdown: destroy the frame and complete as cancelled.

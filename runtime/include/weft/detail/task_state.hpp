@@ -63,7 +63,16 @@ class task_state {
     none,    // already scheduled, notified, or complete: the wake coalesced / was late
     submit,  // the caller must queue a poll; a reference for that queue entry has been added
   };
-  wake_action transition_to_scheduled() noexcept {
+  wake_action transition_to_scheduled() noexcept { return schedule(ref_one); }
+  // Wake by value (waker::wake() &&): the waker gives up its reference with the wake. When a poll
+  // must be queued the entry takes that reference, so none is added (and the waker's drop, a
+  // second atomic operation on the word, is saved); on `none` the caller still holds it and must
+  // drop it.
+  wake_action transition_to_scheduled_by_value() noexcept { return schedule(0); }
+
+ private:
+  // The wake transition; `entry_reference` is what a queued poll's entry adds to the count.
+  wake_action schedule(word entry_reference) noexcept {
     word cur = word_.load(std::memory_order_relaxed);
     for (;;) {
       word next = cur;
@@ -80,7 +89,7 @@ class task_state {
         next |= notified;
       } else {
         next |= scheduled;
-        next += ref_one;
+        next += entry_reference;
         action = wake_action::submit;
       }
       // acq_rel: release publishes the waker's writes to the poll that this wake causes
@@ -92,6 +101,7 @@ class task_state {
     }
   }
 
+ public:
   // --- abort --------------------------------------------------------------------------------
   // Sets `cancelled`; then behaves like a wake so the owner polls the task and sees the request.
   wake_action transition_to_cancel_requested() noexcept {

@@ -218,12 +218,13 @@ awaitable<bool> ping(mailbox& out, mailbox& in, std::uint64_t n) {
   co_return ok;
 }
 
-double ping_pong_ns(const bench::args& a) {
-  pool p(2);
+// `threads` 2: the tasks on contexts 0 and 1 (ping_pong); 1: both on the one context (ping_pong_local).
+double ping_pong_ns(const bench::args& a, std::size_t threads = 2) {
+  pool p(threads);
   const std::uint64_t n = a.count(100'000);
   mailbox to_b, to_a;
   const auto t0 = bench::wall::now();
-  auto b = asio::co_spawn(p.context(1), pong(to_b, to_a, n), asio::use_future);
+  auto b = asio::co_spawn(p.context(threads - 1), pong(to_b, to_a, n), asio::use_future);
   auto a_task = asio::co_spawn(p.context(0), ping(to_b, to_a, n), asio::use_future);
   const bool ok = a_task.get();
   b.get();
@@ -238,6 +239,12 @@ void ping_pong(const bench::args& a) { bench::report("ping_pong", runtime_name, 
 // io_context: the same exchange, run again.
 void ping_pong_pinned(const bench::args& a) {
   bench::report("ping_pong_pinned", runtime_name, ping_pong_ns(a), "ns");
+}
+
+// ping_pong_local: the same timed exchange with no message crossing threads: one io_context, run
+// by one thread, runs both tasks.
+void ping_pong_local(const bench::args& a) {
+  bench::report("ping_pong_local", runtime_name, ping_pong_ns(a, 1), "ns");
 }
 
 // ping_pong_cross: the share of messages received on another thread than the one that sent them,
@@ -381,6 +388,7 @@ int main(int argc, char** argv) {
     ping_pong(a);
     ping_pong_cross(a);
     ping_pong_pinned(a);
+    ping_pong_local(a);
   }
   if (a.wants("timers_100k")) timers_100k(a);
   if (a.wants("cpu_scaling")) cpu_scaling(a);

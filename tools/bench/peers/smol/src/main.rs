@@ -115,8 +115,9 @@ fn yield_storm(a: &Args) {
     report("yield_storm", RT, median(samples), "ms");
 }
 
-fn ping_pong(a: &Args) {
-    let pool = Pool::new(2);
+// The timed exchange on an executor run by `threads` threads; ns per round trip.
+fn ping_pong_ns(a: &Args, threads: usize) -> f64 {
+    let pool = Pool::new(threads);
     let n = a.count(100_000) as u64;
     let to_b = Arc::new(Mailbox::new());
     let to_a = Arc::new(Mailbox::new());
@@ -127,7 +128,11 @@ fn ping_pong(a: &Args) {
     let a_task = pool.ex.spawn(ping(to_b, to_a, n));
     future::block_on(a_task);
     future::block_on(b);
-    report("ping_pong", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
+    t0.elapsed().as_nanos() as f64 / n as f64
+}
+
+fn ping_pong(a: &Args) {
+    report("ping_pong", RT, ping_pong_ns(a, 2), "ns");
 }
 
 // ping_pong_cross: the share of messages received on another thread than the one that sent them,
@@ -157,6 +162,12 @@ fn ping_pong_pinned(a: &Args) {
     future::block_on(a_task);
     future::block_on(b);
     report("ping_pong_pinned", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
+}
+
+// ping_pong_local: the same timed exchange with no message crossing threads: an executor run by
+// one thread runs both tasks.
+fn ping_pong_local(a: &Args) {
+    report("ping_pong_local", RT, ping_pong_ns(a, 1), "ns");
 }
 
 fn timers_100k(a: &Args) {
@@ -249,6 +260,7 @@ fn main() {
         ping_pong(&a);
         ping_pong_cross(&a);
         ping_pong_pinned(&a);
+        ping_pong_local(&a);
     }
     if a.wants("timers_100k") { timers_100k(&a); }
     if a.wants("cpu_scaling") { cpu_scaling(&a); }

@@ -89,8 +89,9 @@ fn yield_storm(a: &Args) {
     report("yield_storm", RT, median(samples), "ms");
 }
 
-fn ping_pong(a: &Args) {
-    let rt = runtime(2);
+// The timed exchange on a runtime of `workers` workers; ns per round trip.
+fn ping_pong_ns(a: &Args, workers: usize) -> f64 {
+    let rt = runtime(workers);
     let n = a.count(100_000) as u64;
     let to_b = Arc::new(Mailbox::new());
     let to_a = Arc::new(Mailbox::new());
@@ -101,7 +102,11 @@ fn ping_pong(a: &Args) {
     let a_task = rt.spawn(ping(to_b, to_a, n));
     rt.block_on(a_task).unwrap();
     rt.block_on(b).unwrap();
-    report("ping_pong", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
+    t0.elapsed().as_nanos() as f64 / n as f64
+}
+
+fn ping_pong(a: &Args) {
+    report("ping_pong", RT, ping_pong_ns(a, 2), "ns");
 }
 
 // ping_pong_cross: the share of messages received on another thread than the one that sent them,
@@ -131,6 +136,12 @@ fn ping_pong_pinned(a: &Args) {
     rt_a.block_on(a_task).unwrap();
     rt_b.block_on(b).unwrap();
     report("ping_pong_pinned", RT, t0.elapsed().as_nanos() as f64 / n as f64, "ns");
+}
+
+// ping_pong_local: the same timed exchange with no message crossing threads: a runtime of one
+// worker runs both tasks (the placement tokio's scheduler reaches by itself in ping_pong).
+fn ping_pong_local(a: &Args) {
+    report("ping_pong_local", RT, ping_pong_ns(a, 1), "ns");
 }
 
 fn timers_100k(a: &Args) {
@@ -216,6 +227,7 @@ fn main() {
         ping_pong(&a);
         ping_pong_cross(&a);
         ping_pong_pinned(&a);
+        ping_pong_local(&a);
     }
     if a.wants("timers_100k") { timers_100k(&a); }
     if a.wants("cpu_scaling") { cpu_scaling(&a); }
