@@ -1,8 +1,9 @@
 // task_state_model.cpp — Relacy model of weft::detail::task_state (detail/task_state.hpp), the
 // production state word of a task cell compiled against the model flavor of the seam, driven the
-// way task_header drives it (runtime/src/task_cell.cpp: schedule_poll, request_cancel, run,
-// complete, release, and the wake by value, schedule_poll_by_value), including the yield path (a wake from inside the task's own poll). The model's cell is a heap object (Relacy tracks it) with a "frame" that
-// every poll writes and the destructor touches, like a coroutine frame.
+// way task_header drives it (runtime/src/task_cell.cpp: schedule_poll, schedule_poll_by_value,
+// request_cancel, run, complete, release), including the yield path (a wake from inside the
+// task's own poll). The model's cell is a heap object (Relacy tracks it) with a "frame" that every
+// poll writes and the destructor touches, like a coroutine frame.
 //
 // Invariants:
 //   * no lost wake-up: a wake that happens while the task is idle, queued or running leads to a

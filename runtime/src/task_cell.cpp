@@ -55,37 +55,37 @@ task_header::~task_header() { owner_->release(); }
 
 waker task_header::make_waker() noexcept { return waker(owning_clone(this)); }
 
-void task_header::schedule_poll() noexcept {
+bool task_header::wake_once(bool waker_reference_given) noexcept {
   if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
   if (current_task_slot::get() == this) {
     // Woken from inside its own poll, on its own thread (a yield): the poll's end re-queues it
     // (task_state::transition_to_idle(self_woken)); no atomic transition needed here.
     self_woken_ = true;
     WEFT_TRACE_TASK(woken, this);
-  } else if (state.transition_to_scheduled() == task_state::wake_action::submit) {
-    WEFT_TRACE_TASK(woken, this);  // before the hand-off: the owner may poll (and free) it at once
-    owner_->schedule_task(this);  // transfers the reference the transition added
-  } else {
-    WEFT_TRACE_TASK(wake_coalesced, this);
+    return false;
   }
+  const task_state::wake_action action =
+      waker_reference_given ? state.transition_to_scheduled_by_value() : state.transition_to_scheduled();
+  if (action == task_state::wake_action::submit) {
+    WEFT_TRACE_TASK(woken, this);  // before the hand-off: the owner may poll (and free) it at once
+    owner_->schedule_task(this);  // the entry's reference: added by the transition, or the waker's
+    return true;
+  }
+  WEFT_TRACE_TASK(wake_coalesced, this);
+  return false;
+}
+
+void task_header::schedule_poll() noexcept {
+  (void)wake_once(/*waker_reference_given=*/false);
   if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll();  // the same wake arrives twice
 }
 
 void task_header::schedule_poll_by_value() noexcept {
   // The duplicate comes first here: after the wake below this waker may hold no reference.
   if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll();  // the same wake arrives twice
-  if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
-  if (current_task_slot::get() == this) {
-    self_woken_ = true;  // a yield, as in schedule_poll()
-    WEFT_TRACE_TASK(woken, this);
-  } else if (state.transition_to_scheduled_by_value() == task_state::wake_action::submit) {
-    WEFT_TRACE_TASK(woken, this);  // before the hand-off: the owner may poll (and free) it at once
-    owner_->schedule_task(this);  // the waker's reference goes with the queue entry
-    return;
-  } else {
-    WEFT_TRACE_TASK(wake_coalesced, this);
+  if (!wake_once(/*waker_reference_given=*/true)) {
+    release();  // no queue entry took the waker's reference: drop it (maybe the last)
   }
-  release();  // no queue entry took the waker's reference: drop it (maybe the last)
 }
 
 void task_header::request_cancel() noexcept {

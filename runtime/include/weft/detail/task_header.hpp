@@ -172,6 +172,11 @@ class task_header : public runnable {
   };
   poll_result poll_once() noexcept;
   void complete(bool from_idle) noexcept;
+  // One wake (schedule_poll / schedule_poll_by_value without their duplicate-wake fault point).
+  // `waker_reference_given`: the caller's waker reference goes with a queued poll. Returns true
+  // when a poll was queued; the cell must not be touched afterwards unless the caller still holds
+  // a reference of its own.
+  bool wake_once(bool waker_reference_given) noexcept;
 
   // What a suspended task waits on: the leaf to poll, and the coroutine to resume when it is
   // ready (null: the root). Lives in shared_ until the output is stored.
