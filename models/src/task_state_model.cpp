@@ -96,6 +96,8 @@ struct model_loop {
         } else if (t->state.transition_to_idle(self_woken) == task_state::idle_action::reschedule) {
           push();  // the owner re-queues it: the poll's queue reference goes with the new entry
           return false;
+        } else {
+          return false;  // idle: the transition dropped the queue entry's reference
         }
         break;
       }

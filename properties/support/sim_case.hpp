@@ -13,6 +13,7 @@
 // one slot is enough (properties run one at a time).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -65,6 +66,44 @@ inline sim::run_result run_in_sim(std::uint64_t seed, const sim::options& o,
   sim::run_result r = sim::run(adhoc, seed, o);
   detail::body_slot() = nullptr;
   return r;
+}
+
+// The k-th schedule of a case whose drawn simulator seed is `drawn`: the drawn seed itself for
+// k = 0, else a splitmix64 scramble of it (distinct, well spread seeds from one draw).
+inline std::uint64_t case_schedule_seed(std::uint64_t drawn, std::size_t k) {
+  if (k == 0) return drawn;
+  std::uint64_t z = drawn + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(k);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// One case run under several schedules: the first that failed (or the last, when all passed),
+// with the simulator seed that gave it.
+struct schedules_result {
+  sim::run_result result;
+  std::uint64_t sim_seed = 0;
+};
+
+// Runs `body` under `schedules` simulator schedules of one generated case (case_schedule_seed),
+// stopping at the first that fails. For a property whose bug shows only under some
+// interleavings: a smaller case then still fails under one of its schedules, so shrinking does
+// not depend on the single schedule one drawn seed happens to give that case. WEFT_PROP_SIM_SEED
+// pins one schedule, and then only that one runs (the replay of a reported failure).
+inline schedules_result run_in_sim_schedules(std::uint64_t drawn, std::size_t schedules, const sim::options& o,
+                                             const std::function<void(sim::context&)>& body) {
+  schedules_result out;
+  if (std::getenv("WEFT_PROP_SIM_SEED") != nullptr) {
+    out.sim_seed = effective_sim_seed(drawn);
+    out.result = run_in_sim(out.sim_seed, o, body);
+    return out;
+  }
+  for (std::size_t k = 0; k < schedules; ++k) {
+    out.sim_seed = case_schedule_seed(drawn, k);
+    out.result = run_in_sim(out.sim_seed, o, body);
+    if (!out.result.passed) break;
+  }
+  return out;
 }
 
 // What a failing property prints besides rapidcheck's own report.

@@ -111,11 +111,16 @@ void task_header::run() {
   }
   WEFT_TRACE_TASK(poll_end, this);
   if (result != poll_result::completed && WEFT_FAULT_POINT(spurious_wake)) schedule_poll();  // nothing asked for it
-  if (result == poll_result::requeue) {
-    owner_->schedule_task(this);  // the queue entry's reference goes with the new entry
-    return;
+  switch (result) {
+    case poll_result::requeue:
+      owner_->schedule_task(this);  // the queue entry's reference goes with the new entry
+      return;
+    case poll_result::idle:
+      return;  // transition_to_idle dropped the queue entry's reference
+    case poll_result::completed:
+      release();  // the queue entry's reference
+      return;
   }
-  release();  // the queue entry's reference
 }
 
 task_header::poll_result task_header::poll_once() noexcept {

@@ -326,8 +326,11 @@ TEST(task_state, a_self_wake_during_a_poll_reschedules_without_touching_notified
 TEST(task_state, a_poll_without_a_wake_goes_idle) {
   task_state s(task_state::initial_spawned);
   (void)s.transition_to_running();
+  const auto refs_before = task_state::refs_of(s.load(std::memory_order_relaxed));
   EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::idle);
-  EXPECT_EQ(s.load(std::memory_order_relaxed) & (task_state::scheduled | task_state::running), 0u);
+  const auto w = s.load(std::memory_order_relaxed);
+  EXPECT_EQ(w & (task_state::scheduled | task_state::running), 0u);
+  EXPECT_EQ(task_state::refs_of(w), refs_before - 1);  // the queue entry's reference left with it
 }
 
 TEST(task_state, no_wake_schedules_a_completed_task) {

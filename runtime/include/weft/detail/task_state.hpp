@@ -144,7 +144,8 @@ class task_state {
   }
 
   enum class idle_action {
-    idle,        // nothing more to do until a wake
+    idle,        // nothing more to do until a wake. The poll's queue reference was dropped by
+                 // the transition itself: the caller must not release it again
     reschedule,  // woken (or aborted) during the poll: queue it again. No reference is added:
                  // the poll's own queue reference goes with the new queue entry
   };
@@ -152,6 +153,10 @@ class task_state {
   // on its own thread (task_header records that in a plain owner-thread flag instead of setting
   // `notified` atomically: a yield costs one atomic transition instead of two); it re-queues the
   // task exactly like `notified` does.
+  //
+  // Going idle drops the poll's queue reference in the same read-modify-write (one atomic
+  // operation per suspension instead of two). It can never be the last reference: the owned-task
+  // list holds one until completion, and only the owner thread — this one — completes a task.
   idle_action transition_to_idle(bool self_woken = false) noexcept {
     word cur = word_.load(std::memory_order_relaxed);
     for (;;) {
@@ -162,9 +167,13 @@ class task_state {
       if ((cur & notified) || self_woken) {
         next = (next & ~notified) | scheduled;
         action = idle_action::reschedule;
+      } else {
+        WEFT_ASSERT(refs_of(cur) >= 2);  // the queue entry's and the owned-task list's
+        next -= ref_one;                 // the queue entry's reference, gone with the entry
       }
       // acq_rel: release publishes this poll's writes to a later poll on behalf of a waker that
-      // saw `running` clear; acquire pairs with the waker's release that set `notified`.
+      // saw `running` clear, and to whoever drops the last reference (as ref_dec's release);
+      // acquire pairs with the waker's release that set `notified`.
       if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
         return action;
       }
