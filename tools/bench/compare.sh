@@ -14,7 +14,10 @@
 # build-bench/compare/.
 set -euo pipefail
 
-rounds=5
+# 9 rounds: one figure (cpu_2w) loses ~25 % in about one run of ten of every runtime, when the
+# kernel puts both worker threads on one CPU for a few ticks (docs/benchmarks.md); a median over 9
+# rounds holds against up to 4 such runs.
+rounds=9
 scale=1
 install=1
 while [ $# -gt 0 ]; do
