@@ -6,6 +6,9 @@
 //   2. once every endpoint is published the builder fills `endpoints_`, creates the blocking
 //      pools, opens admission (release) and sets `go`;
 //   3. each worker installs its builtins, reports ready, and drives its loop until stop.
+//   With pin_workers, each worker first pins itself to its CPU (chosen before any thread
+//   starts); a refused pin is recorded under startup_lock_ and fails the start like a thread
+//   that did not start.
 //   A thread that fails to start sets `abort_start_`: the started workers wake, tear their loops
 //   down and exit; they are joined and start_error is thrown.
 // Shutdown (request_stop, then wait_stopped or orphan):
@@ -14,7 +17,10 @@
 //   queued work discarded, later submissions refused) and adds its counts; 4. the blocking pools
 //   close (queued callbacks discarded unrun) and their threads are joined once running
 //   callbacks return.
+#include <cerrno>
+#include <string>
 #include <system_error>
+#include <vector>
 
 #include <weft/platform/fault.hpp>
 #include <weft/runtime.hpp>
@@ -66,6 +72,12 @@ std::optional<std::size_t> runtime_core::current_worker() const noexcept {
 
 void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
   const std::size_t n = config_.workers;
+  if (config_.pin_workers) {
+    // The CPUs the building thread may use: worker i gets the i-th of them (modulo).
+    const std::vector<unsigned> cpus = platform::allowed_cpus();
+    if (cpus.empty()) throw start_error(0, "pin_workers: the CPUs this process may use are unknown");
+    for (std::size_t i = 0; i < n; ++i) worker_cpus_.push_back(cpus[i % cpus.size()]);
+  }
   published_.resize(n);
   std::size_t started = 0;
   std::optional<start_error> failure;
@@ -85,6 +97,7 @@ void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
 
   sync::unique_lock<sync::mutex> hold(startup_lock_);
   while (published_count_ < started) startup_cv_.wait(hold);
+  if (!failure && pin_failure_) failure.emplace(pin_failure_->first, pin_failure_->second);
   if (failure) {
     abort_start_ = true;
     hold.unlock();
@@ -110,6 +123,20 @@ void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
 }
 
 void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::size_t index) {
+  // First, so that the loop's memory is touched from the worker's own CPU. A refusal fails the
+  // runtime's start (start_error): pinning was asked for explicitly.
+  if (!worker_cpus_.empty()) {
+    const unsigned cpu = worker_cpus_[index];
+    int err = platform::pin_current_thread(cpu);
+    if (err == 0 && WEFT_FAULT_POINT(worker_start_failure)) err = EPERM;  // the simulator refuses the pin
+    if (err != 0) {
+      sync::lock_guard<sync::mutex> hold(startup_lock_);
+      if (!pin_failure_) {
+        pin_failure_.emplace(index, "cannot pin it to CPU " + std::to_string(cpu) + ": " +
+                                        std::system_category().message(err));
+      }
+    }
+  }
   event_loop::options opts;
   opts.inbox_capacity = config_.inbox_capacity;
   opts.telemetry = config_.telemetry;
@@ -266,6 +293,11 @@ runtime::~runtime() { shut_down_and_wait(); }
 weft::scheduler runtime::worker_scheduler(std::size_t index) const {
   if (!core_ || index >= core_->worker_count()) throw usage_error("runtime::worker_scheduler: no such worker");
   return weft::scheduler(core_, index);
+}
+
+std::optional<unsigned> runtime::worker_cpu(std::size_t index) const {
+  if (!core_ || index >= core_->worker_count()) throw usage_error("runtime::worker_cpu: no such worker");
+  return core_->worker_cpu(index);
 }
 
 void runtime::request_stop() const noexcept {

@@ -7,8 +7,10 @@
 #include <weft/weft.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -21,7 +23,17 @@ namespace {
 
 constexpr const char* runtime_name = "weft";
 
-weft::runtime make_runtime(std::size_t workers) { return weft::runtime::builder().workers(workers).build(); }
+// WEFT_BENCH_PIN_WORKERS=1: every runtime pins its workers to CPUs (runtime::builder::pin_workers),
+// a weft-only diagnostic run by hand; compare.sh never sets it, so the table compares defaults.
+bool pin_workers_asked() {
+  const char* v = std::getenv("WEFT_BENCH_PIN_WORKERS");
+  return v != nullptr && std::string_view(v) == "1";
+}
+
+weft::runtime make_runtime(std::size_t workers) {
+  static const bool pin = pin_workers_asked();
+  return weft::runtime::builder().workers(workers).pin_workers(pin).build();
+}
 
 // A one-slot mailbox: a mutex over {value, stored waker}. The Rust and Asio peers implement the
 // same design, so ping_pong compares cross-task wake paths rather than channel implementations.

@@ -70,6 +70,15 @@ class runtime {
       config_.telemetry = std::move(sink);
       return *this;
     }
+    // Pins each worker thread to one CPU: worker i runs only on the i-th CPU the building thread
+    // may use (its affinity mask; modulo their number when there are more workers than CPUs).
+    // Off by default: the kernel then places the workers, and may for a while put two of them on
+    // one CPU (docs/runtime.md). Pinning suits a process that owns its CPUs; two pinned runtimes
+    // in one process share the same first CPUs. build() throws start_error if the OS refuses.
+    builder& pin_workers(bool on = true) noexcept {
+      config_.pin_workers = on;
+      return *this;
+    }
     // Capacity of each worker's remote inbox (>= 1).
     builder& inbox_capacity(std::size_t n) noexcept {
       config_.inbox_capacity = n;
@@ -94,6 +103,8 @@ class runtime {
   weft::scheduler worker_scheduler(std::size_t index) const;
   runtime_operations operations() const noexcept { return runtime_operations(core_); }
   std::size_t worker_count() const noexcept { return core_ ? core_->worker_count() : 0; }
+  // The CPU worker `index` is pinned to (builder::pin_workers), or nullopt when not pinned.
+  std::optional<unsigned> worker_cpu(std::size_t index) const;
 
   void request_stop() const noexcept;
   bool stop_requested() const noexcept;

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include <weft/detail/blocking_pool.hpp>
@@ -46,6 +48,7 @@ struct runtime_config {
   std::size_t blocking_max_queued = blocking_pool::default_max_queued;
   std::size_t inbox_capacity = event_loop::default_inbox_capacity;
   std::shared_ptr<telemetry_sink> telemetry;
+  bool pin_workers = false;  // worker i runs only on the i-th allowed CPU (modulo their number)
 };
 
 class runtime_core {
@@ -71,6 +74,12 @@ class runtime_core {
   bool stop_requested() const noexcept {
     // acquire: pairs with the release store in request_stop().
     return stop_requested_.load(std::memory_order_acquire);
+  }
+
+  // The CPU worker `index` is pinned to; nullopt when the runtime does not pin its workers.
+  std::optional<unsigned> worker_cpu(std::size_t index) const noexcept {
+    if (worker_cpus_.empty()) return std::nullopt;
+    return worker_cpus_[index];
   }
 
   // A worker for spawn_anywhere: round robin (a function of submission order only).
@@ -127,6 +136,7 @@ class runtime_core {
   std::vector<endpoint> endpoints_;                   // immutable once admitting_
   std::vector<std::unique_ptr<blocking_pool>> pools_;  // immutable once admitting_
   std::vector<platform::thread> threads_;
+  std::vector<unsigned> worker_cpus_;  // written before the workers start, then immutable
 
   sync::atomic<bool> admitting_{false};
   sync::atomic<bool> stop_requested_{false};
@@ -142,6 +152,7 @@ class runtime_core {
   std::size_t exited_count_ = 0;
   bool go_ = false;
   bool abort_start_ = false;
+  std::optional<std::pair<std::size_t, std::string>> pin_failure_;  // (worker, why)
   bool orphaned_ = false;
   bool pools_closed_ = false;
   stop_counts totals_{};

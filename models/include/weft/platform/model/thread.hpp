@@ -10,10 +10,12 @@
 //     checks that a failing one fails again the same way).
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <source_location>
 #include <type_traits>
+#include <vector>
 
 #include <weft/platform/model/relacy.hpp>
 
@@ -24,6 +26,10 @@ inline std::uint64_t current_thread_id() noexcept { return std::uint64_t{rl::thr
 // One core per Relacy thread is what the schedules model; the runtime's default worker count
 // is irrelevant under the checker.
 inline unsigned hardware_concurrency() noexcept { return 1; }
+
+// CPU placement is not modelled: one CPU, and pinning to it succeeds.
+inline std::vector<unsigned> allowed_cpus() { return {0}; }
+inline int pin_current_thread(unsigned cpu) noexcept { return cpu == 0 ? 0 : EINVAL; }
 
 namespace detail {
 template <class>

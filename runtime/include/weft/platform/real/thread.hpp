@@ -1,10 +1,15 @@
 // weft/platform/real/thread.hpp — OS threads.
 #pragma once
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace weft::platform {
 
@@ -35,6 +40,28 @@ inline std::uint64_t current_thread_id() noexcept {
 inline unsigned hardware_concurrency() noexcept {
   const unsigned n = std::thread::hardware_concurrency();  // seam-ok: the seam
   return n == 0 ? 1 : n;
+}
+
+// The CPUs the calling thread may run on (its affinity mask), ascending; empty when the OS does
+// not say.
+inline std::vector<unsigned> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<unsigned> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+// Restricts the calling thread to `cpu`. Returns 0, or the OS's error number.
+inline int pin_current_thread(unsigned cpu) noexcept {
+  if (cpu >= CPU_SETSIZE) return EINVAL;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 class thread {

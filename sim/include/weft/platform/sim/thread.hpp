@@ -6,12 +6,14 @@
 // thread_slot is fiber-local: all fibers share one OS thread, so thread_local would be shared.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <source_location>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include <weft/platform/fault.hpp>
 #include <weft/sim/hooks.hpp>
@@ -22,6 +24,17 @@ inline std::uint64_t current_thread_id() noexcept { return sim::detail::current_
 
 // The simulated machine's core count (a run option).
 inline unsigned hardware_concurrency() noexcept { return sim::detail::cores(); }
+
+// The simulated machine's CPUs, 0 .. cores-1: every simulated thread may run on any of them.
+inline std::vector<unsigned> allowed_cpus() {
+  std::vector<unsigned> cpus(hardware_concurrency());
+  for (unsigned i = 0; i < cpus.size(); ++i) cpus[i] = i;
+  return cpus;
+}
+
+// The simulator runs every fiber on one OS thread and models no CPU placement: pinning a
+// simulated thread succeeds and changes nothing about the schedule.
+inline int pin_current_thread(unsigned cpu) noexcept { return cpu < hardware_concurrency() ? 0 : EINVAL; }
 
 class thread {
  public:
