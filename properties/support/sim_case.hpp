@@ -85,25 +85,32 @@ struct schedules_result {
   std::uint64_t sim_seed = 0;
 };
 
-// Runs `body` under `schedules` simulator schedules of one generated case (case_schedule_seed),
-// stopping at the first that fails. For a property whose bug shows only under some
-// interleavings: a smaller case then still fails under one of its schedules, so shrinking does
-// not depend on the single schedule one drawn seed happens to give that case. WEFT_PROP_SIM_SEED
-// pins one schedule, and then only that one runs (the replay of a reported failure).
-inline schedules_result run_in_sim_schedules(std::uint64_t drawn, std::size_t schedules, const sim::options& o,
-                                             const std::function<void(sim::context&)>& body) {
+// Runs one generated case under `schedules` simulator schedules (case_schedule_seed), stopping at
+// the first that fails; `run_one(seed)` runs the case under one schedule and returns its
+// sim::run_result. For a property whose bug shows only under some interleavings: a smaller case
+// then still fails under one of its schedules, so shrinking does not depend on the single
+// schedule one drawn seed happens to give that case. WEFT_PROP_SIM_SEED pins one schedule, and
+// then only that one runs (the replay of a reported failure).
+template <class RunOne>
+schedules_result run_schedules(std::uint64_t drawn, std::size_t schedules, RunOne&& run_one) {
   schedules_result out;
   if (std::getenv("WEFT_PROP_SIM_SEED") != nullptr) {
     out.sim_seed = effective_sim_seed(drawn);
-    out.result = run_in_sim(out.sim_seed, o, body);
+    out.result = run_one(out.sim_seed);
     return out;
   }
   for (std::size_t k = 0; k < schedules; ++k) {
     out.sim_seed = case_schedule_seed(drawn, k);
-    out.result = run_in_sim(out.sim_seed, o, body);
+    out.result = run_one(out.sim_seed);
     if (!out.result.passed) break;
   }
   return out;
+}
+
+// run_schedules for a property body (run_in_sim).
+inline schedules_result run_in_sim_schedules(std::uint64_t drawn, std::size_t schedules, const sim::options& o,
+                                             const std::function<void(sim::context&)>& body) {
+  return run_schedules(drawn, schedules, [&](std::uint64_t seed) { return run_in_sim(seed, o, body); });
 }
 
 // What a failing property prints besides rapidcheck's own report.
