@@ -112,6 +112,12 @@ struct model_loop {
     return completed;
   }
 
+  // The join handle goes first: it drops its interest and its reference.
+  void drop_join_handle(model_task* t) {
+    (void)t->state.drop_join_interest();
+    release(t);  // the join handle's reference
+  }
+
   // The owner: runs queued polls until the task completed (a lost wake makes this spin forever).
   void drive(model_task* t) {
     bool completed = false;
@@ -134,8 +140,7 @@ struct wake_vs_poll : rl::test_suite<wake_vs_poll, 2> {
 
   void thread(unsigned index) {
     if (index == 0) {
-      (void)task->state.drop_join_interest();
-      loop.release(task);  // the join handle's reference
+      loop.drop_join_handle(task);
       loop.drive(task);
     } else {
       loop.ready.store(1, std::memory_order_relaxed);
@@ -156,8 +161,7 @@ struct wake_by_value_vs_poll : rl::test_suite<wake_by_value_vs_poll, 2> {
 
   void thread(unsigned index) {
     if (index == 0) {
-      (void)task->state.drop_join_interest();
-      loop.release(task);  // the join handle's reference
+      loop.drop_join_handle(task);
       loop.drive(task);
     } else {
       loop.ready.store(1, std::memory_order_relaxed);
@@ -182,8 +186,7 @@ struct wake_vs_abort : rl::test_suite<wake_vs_abort, 3> {
       loop.release(task);  // the waker clone outlives the task's completion, maybe its owner
     } else {
       loop.abort(task);
-      (void)task->state.drop_join_interest();
-      loop.release(task);  // the join handle's reference
+      loop.drop_join_handle(task);
     }
   }
   void after() { RL_ASSERT(loop.deallocations.load(std::memory_order_relaxed) == 1); }
