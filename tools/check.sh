@@ -9,7 +9,10 @@
 #   3. the real flavor under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   4. the Relacy models (production primitives and their known-bad twins);
 #   5. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
-#   6. the rapidcheck properties over the simulator.
+#   6. the rapidcheck properties over the simulator;
+#   7. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
+#      the peers' packages, builds weft in release and the tokio, async-executor and Asio peers,
+#      runs one round and checks that every runtime printed every figure; never a time).
 # (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
 # confuses TSan and ASan; the sim flavor is checked by its own oracles in stages 5 and 6.)
 set -euo pipefail
@@ -113,6 +116,17 @@ if present "$out/main" properties; then
 else
   echo "=== stage: properties: SKIPPED (no properties suite in this build)"
 fi
+
+# Stage 7 counts as one test in the closing line (it is not a meson test).
+bench_compare_smoke() {
+  if "$root/tools/bench/compare.sh" --rounds 1 --scale 0.002 --strict --build-dir "$out/bench"; then
+    echo "1 0 0" >> "$tally"
+  else
+    echo "0 1 0" >> "$tally"
+    return 1
+  fi
+}
+stage "bench: compare.sh smoke (weft and the peers, tiny counts)" bench_compare_smoke
 
 # The closing line counts meson tests (each gtest/rapidcheck binary, example, model, twin and
 # tool check is one test; the fuzz smoke is not counted here, its own lines above report it).

@@ -4,12 +4,17 @@
   check_output.py --runtime NAME [--figures A,B,...] [--with-machine] -- PROGRAM ARGS...
                                                        scenario lines (see README.md)
   check_output.py --google-benchmark -- PROGRAM ARGS...  a Google Benchmark binary
+  check_output.py --raw FILE --runtimes "A B ..." [--sim-runtime NAME]
+                                                       compare.sh's raw lines (its --strict run)
 
 Scenario mode: exit status 0; every stdout line is exactly
 `scenario=<name> runtime=<NAME> value=<number> unit=<unit>` with a finite number; every figure
 of issue 7 (or of --figures) appears once; runtime=machine is accepted for the machine's own
 figures (ping_pong_floor), which --figures may name. Google Benchmark mode: exit status 0, JSON output, no benchmark
-reported an error. Used by the meson 'bench' suite with tiny counts.
+reported an error. Used by the meson 'bench' suite with tiny counts. Raw mode: every line of a
+compare.sh run (all rounds, all programs) is well formed, names one of the listed runtimes, the
+machine or the simulator, and every listed runtime printed every figure of issue 7 at least once
+(the machine's figures and, with --sim-runtime, the simulator's too).
 """
 import json
 import math
@@ -22,6 +27,8 @@ FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_
            "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine rather than of a runtime (runtime=machine), printed by weft's program.
 MACHINE_FIGURES = ["ping_pong_floor"]
+# The simulator's throughput figures (weft-bench-sim).
+SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
 
 
 def fail(msg):
@@ -50,7 +57,41 @@ def parse_lines(text, runtime=None):
     return seen
 
 
+def check_raw(path, runtimes, sim_runtime):
+    """compare.sh's raw file: the lines of many programs and rounds, so figures repeat."""
+    expected = {rt: list(FIGURES) for rt in runtimes}
+    expected["machine"] = list(MACHINE_FIGURES)
+    if sim_runtime:
+        expected[sim_runtime] = list(SIM_FIGURES)
+    seen = {rt: set() for rt in expected}
+    with open(path) as f:
+        text = f.read()
+    for raw in text.splitlines():
+        m = LINE.match(raw)
+        if not m:
+            fail("malformed line: %r" % raw)
+        name, rt, value = m.group(1), m.group(2), float(m.group(3))
+        if rt not in expected:
+            fail("unexpected runtime %r: %r" % (rt, raw))
+        if not math.isfinite(value):
+            fail("not a finite number: %r" % raw)
+        seen[rt].add(name)
+    for rt, figures in expected.items():
+        missing = [f for f in figures if f not in seen[rt]]
+        if missing:
+            fail("runtime %s is missing figures: %s" % (rt, ", ".join(missing)))
+    print("check_output: %d runtimes, every figure present and well formed" % len(expected))
+
+
 def main(argv):
+    if "--raw" in argv:
+        path = argv[argv.index("--raw") + 1]
+        runtimes = argv[argv.index("--runtimes") + 1].split() if "--runtimes" in argv else []
+        if not runtimes:
+            fail("--raw needs --runtimes")
+        sim = argv[argv.index("--sim-runtime") + 1] if "--sim-runtime" in argv else None
+        check_raw(path, runtimes, sim)
+        return
     if "--" not in argv:
         fail("usage: check_output.py (--runtime NAME | --google-benchmark) -- PROGRAM ARGS...")
     split = argv.index("--")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/bench/compare.sh — weft side by side with tokio, smol's async-executor and Boost.Asio.
 #
-#   tools/bench/compare.sh [--rounds N] [--scale F] [--no-install]
+#   tools/bench/compare.sh [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict]
 #
 # 1. installs what it needs from Debian (as root; otherwise it only reports what is missing);
 # 2. builds weft (release, `real` flavor, plus the `sim` flavor for the simulator's throughput) in build-bench/, the Rust peers offline from Debian's
@@ -11,7 +11,10 @@
 # 4. prints the machine, then a table of medians and weft/peer ratios (summarize.py).
 # Bounded: each program run has a 120 s timeout and no new round starts when the previous one
 # would not fit in the 15-minute budget (builds included). Raw lines and the table are kept in
-# build-bench/compare/.
+# build-bench/compare/ (or DIR/compare/ with --build-dir).
+# --strict (the test suite's smoke run, tools/check.sh): exit non-zero when any program fails, times
+# out, or a runtime's lines lack a figure or are malformed (check_output.py's shape rules), instead
+# of reporting what there is.
 set -euo pipefail
 
 # 9 rounds: one figure (cpu_2w) loses ~25 % in about one run of ten of every runtime, when the
@@ -20,12 +23,16 @@ set -euo pipefail
 rounds=9
 scale=1
 install=1
+strict=0
+build_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --scale) scale="$2"; shift 2 ;;
     --no-install) install=0; shift ;;
-    *) echo "usage: $0 [--rounds N] [--scale F] [--no-install]" >&2; exit 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --strict) strict=1; shift ;;
+    *) echo "usage: $0 [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict]" >&2; exit 2 ;;
   esac
 done
 
@@ -33,15 +40,21 @@ budget_s=870  # 14.5 minutes
 start_s=$(date +%s)
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bench="$root/tools/bench"
-build="$root/build-bench"
+build="${build_dir:-$root/build-bench}"
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
 out="$build/compare"
 log() { printf 'compare: [%4ds] %s\n' "$(( $(date +%s) - start_s ))" "$*" >&2; }
 
 # ---- 1. dependencies -------------------------------------------------------------------------
-packages=(meson ninja-build g++ pkg-config python3 libbenchmark-dev libboost-dev cargo rustc
+# weft's own build dependencies come from the one list the test suite uses (tools/install-deps.sh:
+# the `sim` flavor built here for weft-bench-sim needs Boost.Fiber and CLI11, which a list of its
+# own here once lacked, so that a fresh machine failed at the build); below, the peers' packages.
+packages=(python3 libboost-dev cargo rustc
           librust-tokio-dev librust-async-executor-dev librust-async-io-dev librust-async-channel-dev
           librust-futures-lite-dev)
 if [ "$install" = 1 ]; then
+  "$root/tools/install-deps.sh"
   missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -92,6 +105,7 @@ stamp=$(date -u +%Y%m%dT%H%M%SZ)
 raw="$out/raw-$stamp.txt"
 : >"$raw"
 round_s=0
+failures=0
 for ((r = 0; r < rounds; r++)); do
   now=$(( $(date +%s) - start_s ))
   if [ "$r" -gt 0 ] && [ $(( now + round_s + round_s / 4 )) -gt "$budget_s" ]; then
@@ -105,6 +119,7 @@ for ((r = 0; r < rounds; r++)); do
       rt=${runtimes[$(( (k + r) % ${#runtimes[@]} ))]}
       if ! timeout 120 "${program[$rt]}" --scenario "$s" --scale "$scale" >>"$raw" 2>>"$out/stderr-$stamp.txt"; then
         log "$rt $s failed or timed out (see $out/stderr-$stamp.txt)"
+        failures=$((failures + 1))
       fi
     done
   done
@@ -112,6 +127,7 @@ for ((r = 0; r < rounds; r++)); do
   # shutdown_race at 4 workers x 100 tasks, one job.
   if ! timeout 120 "$build/tools/bench/weft-bench-sim" --seeds 2000 >>"$raw" 2>>"$out/stderr-$stamp.txt"; then
     log "weft-bench-sim failed or timed out (see $out/stderr-$stamp.txt)"
+    failures=$((failures + 1))
   fi
   round_s=$(( $(date +%s) - round_start ))
 done
@@ -132,3 +148,12 @@ done
   python3 "$bench/summarize.py" "$raw"
 } | tee "$out/table-$stamp.md"
 log "raw lines: $raw"
+
+if [ "$strict" = 1 ]; then
+  if [ "$failures" -ne 0 ]; then
+    log "strict: $failures program runs failed or timed out"
+    exit 1
+  fi
+  python3 "$bench/check_output.py" --raw "$raw" --runtimes "${runtimes[*]}" --sim-runtime weft-sim
+  log "strict: every runtime printed every figure, well formed"
+fi
