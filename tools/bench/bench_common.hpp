@@ -168,6 +168,30 @@ inline double cross_core_round_trip_ns(std::uint64_t round_trips) {
   return ns / static_cast<double>(round_trips);
 }
 
+// The machine's ceiling over cpu_scaling: `n` runs of kernel() split evenly over `threads` plain
+// threads (the caller and threads - 1 others), no runtime, no queue, no task; kernels per second.
+// bare_kernel_tasks_per_s(2, n) / bare_kernel_tasks_per_s(1, n) is the most any runtime's
+// cpu_speedup can reach here: two busy cores of a VM need not each run as fast as one alone.
+// (Reported once, by weft-bench-scenarios, as cpu_speedup_bare, runtime=machine.)
+inline double bare_kernel_tasks_per_s(std::size_t threads, std::uint64_t n) {
+  std::vector<std::uint64_t> results(threads, 0);
+  auto share = [&](std::size_t k) {
+    std::uint64_t acc = 0;
+    for (std::uint64_t i = k * n / threads; i < (k + 1) * n / threads; ++i) acc ^= kernel(i);
+    results[k] = acc;  // each thread its own slot; read after the joins below
+  };
+  const auto t0 = wall::now();
+  std::vector<std::thread> others;
+  for (std::size_t k = 1; k < threads; ++k) others.emplace_back(share, k);
+  share(0);
+  for (auto& t : others) t.join();
+  const double s = ns_since(t0) / 1e9;
+  std::uint64_t acc = 0;
+  for (const std::uint64_t r : results) acc ^= r;
+  if (acc == 1) std::abort();  // keeps the results alive (as cpu_scaling does)
+  return static_cast<double>(n) / s;
+}
+
 // Resident set size of this process in bytes (/proc/self/statm, second field).
 inline std::uint64_t rss_bytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");

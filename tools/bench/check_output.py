@@ -10,7 +10,7 @@
 Scenario mode: exit status 0; every stdout line is exactly
 `scenario=<name> runtime=<NAME> value=<number> unit=<unit>` with a finite number; every figure
 of issue 7 (or of --figures) appears once; runtime=machine is accepted for the machine's own
-figures (ping_pong_floor), which --figures may name. Google Benchmark mode: exit status 0, JSON output, no benchmark
+figures (ping_pong_floor, cpu_speedup_bare), which --figures may name. Google Benchmark mode: exit status 0, JSON output, no benchmark
 reported an error. Used by the meson 'bench' suite with tiny counts. Raw mode: every line of a
 compare.sh run (all rounds, all programs) is well formed, names one of the listed runtimes, the
 machine or the simulator, and every listed runtime printed every figure of issue 7 at least once
@@ -26,7 +26,7 @@ LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
            "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine rather than of a runtime (runtime=machine), printed by weft's program.
-MACHINE_FIGURES = ["ping_pong_floor"]
+MACHINE_FIGURES = ["ping_pong_floor", "cpu_speedup_bare"]
 # The simulator's throughput figures (weft-bench-sim).
 SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
 

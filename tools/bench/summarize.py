@@ -16,8 +16,9 @@ RUNTIMES = ["weft", "tokio", "async-executor", "asio"]
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
            "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine itself (runtime=machine): ping_pong_floor, two plain threads bouncing a
-# cache line, is the least a cross-core round trip can cost.
-MACHINE_FIGURES = ["ping_pong_floor"]
+# cache line, is the least a cross-core round trip can cost; cpu_speedup_bare, cpu_scaling's
+# kernels on one and on two plain threads, the most a 2-worker speedup can reach.
+MACHINE_FIGURES = ["ping_pong_floor", "cpu_speedup_bare"]
 SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
 HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
 # No better or worse, so no ratio: ping_pong_cross (the share of messages that crossed threads) and
@@ -103,7 +104,9 @@ def main(argv):
     print("io_context, one thread) runs both tasks.")
     one_runtime_table(med, rounds, units, MACHINE_FIGURES, "machine", "machine figure", "measured", [
         "ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a",
-        "round trip between two cores costs on this machine."])
+        "round trip between two cores costs on this machine.",
+        "cpu_speedup_bare: cpu_scaling's 2,000 kernels on two plain threads against one (no runtime):",
+        "the most a 2-worker cpu_speedup can reach on this machine."])
     one_runtime_table(med, rounds, units, SIM_FIGURES, "weft-sim", "simulator figure (issue 4)", "weft-sim", [
         "shutdown_race at 4 workers x 100 tasks, one job; issue 4 aims at >= 1,000 seeds/s per core",
         "(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure)."])

@@ -267,6 +267,10 @@ void cpu_scaling(const bench::args& a) {
   bench::report("cpu_1w", runtime_name, one, "tasks/s");
   bench::report("cpu_2w", runtime_name, two, "tasks/s");
   bench::report("cpu_speedup", runtime_name, two / one, "x");
+  // The same kernels on plain threads, no runtime: the speedup this machine itself allows.
+  const double bare_one = bench::bare_kernel_tasks_per_s(1, n);
+  const double bare_two = bench::bare_kernel_tasks_per_s(2, n);
+  bench::report("cpu_speedup_bare", "machine", bare_two / bare_one, "x");
 }
 
 // ---- task_memory: resident bytes per idle task, 1,000,000 tasks parked on a never-ready leaf ---
