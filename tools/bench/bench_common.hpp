@@ -170,8 +170,10 @@ inline double cross_core_round_trip_ns(std::uint64_t round_trips) {
 
 // The machine's ceiling over cpu_scaling: `n` runs of kernel() split evenly over `threads` plain
 // threads (the caller and threads - 1 others), no runtime, no queue, no task; kernels per second.
-// bare_kernel_tasks_per_s(2, n) / bare_kernel_tasks_per_s(1, n) is the most any runtime's
-// cpu_speedup can reach here: two busy cores of a VM need not each run as fast as one alone.
+// bare_kernel_tasks_per_s(2, n) / bare_kernel_tasks_per_s(1, n) is the speedup of the work itself
+// here (two busy cores of a VM need not each run as fast as one alone): a runtime that adds no
+// cost per task matches it, and one whose single worker runs slower than a plain thread can show
+// more (its cpu_1w, the divisor, is lower).
 // (Reported once, by weft-bench-scenarios, as cpu_speedup_bare, runtime=machine.)
 inline double bare_kernel_tasks_per_s(std::size_t threads, std::uint64_t n) {
   std::vector<std::uint64_t> results(threads, 0);
