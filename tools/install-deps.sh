@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tools/install-deps.sh — installs weft's build and test dependencies from Debian when missing.
+# tools/install-deps.sh [PACKAGE...] — installs weft's build and test dependencies from Debian when
+# missing, and any further packages named (tools/bench/compare.sh adds the benchmark peers').
 # Needs root to install; without root it only reports what is missing.
 set -euo pipefail
 packages=(meson ninja-build g++ pkg-config libgtest-dev liburing-dev libboost-fiber-dev
-          librapidcheck-dev relacy-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev)
+          librapidcheck-dev relacy-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

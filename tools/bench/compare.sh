@@ -49,26 +49,13 @@ log() { printf 'compare: [%4ds] %s\n' "$(( $(date +%s) - start_s ))" "$*" >&2; }
 # ---- 1. dependencies -------------------------------------------------------------------------
 # weft's own build dependencies come from the one list the test suite uses (tools/install-deps.sh:
 # the `sim` flavor built here for weft-bench-sim needs Boost.Fiber and CLI11, which a list of its
-# own here once lacked, so that a fresh machine failed at the build); below, the peers' packages.
-packages=(python3 libboost-dev cargo rustc
-          librust-tokio-dev librust-async-executor-dev librust-async-io-dev librust-async-channel-dev
-          librust-futures-lite-dev)
+# own here once lacked, so that a fresh machine failed at the build), plus the peers' packages.
+peer_packages=(python3 libboost-dev cargo rustc
+               librust-tokio-dev librust-async-executor-dev librust-async-io-dev librust-async-channel-dev
+               librust-futures-lite-dev)
 if [ "$install" = 1 ]; then
-  "$root/tools/install-deps.sh"
-  missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -gt 0 ]; then
-    if [ "$(id -u)" -ne 0 ]; then
-      echo "compare: missing packages (run as root to install): ${missing[*]}" >&2
-      exit 1
-    fi
-    log "installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq "${missing[@]}" >/dev/null
-  fi
+  log "checking packages (tools/install-deps.sh)"
+  "$root/tools/install-deps.sh" "${peer_packages[@]}" >&2  # stdout is the table
 fi
 
 # ---- 2. builds -------------------------------------------------------------------------------
