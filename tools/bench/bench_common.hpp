@@ -168,7 +168,7 @@ inline double cross_core_round_trip_ns(std::uint64_t round_trips) {
   return ns / static_cast<double>(round_trips);
 }
 
-// The machine's ceiling over cpu_scaling: `n` runs of kernel() split evenly over `threads` plain
+// The machine's own speedup under cpu_scaling: `n` runs of kernel() split evenly over `threads` plain
 // threads (the caller and threads - 1 others), no runtime, no queue, no task; kernels per second.
 // bare_kernel_tasks_per_s(2, n) / bare_kernel_tasks_per_s(1, n) is the speedup of the work itself
 // here (two busy cores of a VM need not each run as fast as one alone): a runtime that adds no
