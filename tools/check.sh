@@ -129,7 +129,8 @@ bench_compare_smoke() {
 stage "bench: compare.sh smoke (weft and the peers, tiny counts)" bench_compare_smoke
 
 # The closing line counts meson tests (each gtest/rapidcheck binary, example, model, twin and
-# tool check is one test; the fuzz smoke is not counted here, its own lines above report it).
+# tool check is one test) and stage 7 as one; the fuzz smoke is not counted here, its own lines
+# above report it.
 read -r passed failed skipped < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$tally")
 echo "check: $passed passed, $failed failed, $skipped skipped"
 if [ "$failed" -ne 0 ]; then

@@ -36,21 +36,28 @@ def fail(msg):
     sys.exit(1)
 
 
+def parse_line(raw):
+    """Returns (figure, runtime, value, unit); raises ValueError on a malformed line or a value
+    that is not a finite number."""
+    m = LINE.match(raw)
+    if not m:
+        raise ValueError("malformed line: %r" % raw)
+    name, rt, value, unit = m.group(1), m.group(2), float(m.group(3)), m.group(4)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number: %r" % raw)
+    return name, rt, value, unit
+
+
 def parse_lines(text, runtime=None):
     """Returns {figure: (value, unit)}; raises ValueError on a malformed or duplicate line."""
     seen = {}
     for raw in text.splitlines():
-        m = LINE.match(raw)
-        if not m:
-            raise ValueError("malformed line: %r" % raw)
-        name, rt, value, unit = m.group(1), m.group(2), float(m.group(3)), m.group(4)
+        name, rt, value, unit = parse_line(raw)
         if rt == "machine":
             if name not in MACHINE_FIGURES:
                 raise ValueError("not a machine figure: %r" % raw)
         elif runtime is not None and rt != runtime:
             raise ValueError("runtime=%s, expected %s: %r" % (rt, runtime, raw))
-        if not math.isfinite(value):
-            raise ValueError("not a finite number: %r" % raw)
         if name in seen:
             raise ValueError("figure printed twice: %s" % name)
         seen[name] = (value, unit)
@@ -67,14 +74,12 @@ def check_raw(path, runtimes, sim_runtime):
     with open(path) as f:
         text = f.read()
     for raw in text.splitlines():
-        m = LINE.match(raw)
-        if not m:
-            fail("malformed line: %r" % raw)
-        name, rt, value = m.group(1), m.group(2), float(m.group(3))
+        try:
+            name, rt, _, _ = parse_line(raw)
+        except ValueError as e:
+            fail(str(e))
         if rt not in expected:
             fail("unexpected runtime %r: %r" % (rt, raw))
-        if not math.isfinite(value):
-            fail("not a finite number: %r" % raw)
         seen[rt].add(name)
     for rt, figures in expected.items():
         missing = [f for f in figures if f not in seen[rt]]
