@@ -11,7 +11,7 @@ struct block_recycler_cleanup {
     for (std::size_t k = 0; k < block_recycler::class_count; ++k) {
       while (block_recycler::free_block* b = c.heads[k]) {
         c.heads[k] = b->next;
-        ::operator delete(b, block_recycler::block_size(k));
+        release_block(b, block_recycler::block_size(k));
       }
     }
     c.bytes = 0;

@@ -106,7 +106,7 @@ const literal_info& literal(const char* ptr, bool basename) noexcept {
 }
 std::string_view cached_basename(const char* path) noexcept { return literal(path, true).text; }
 
-void append_site(std::string& out, const std::source_location& loc) {
+void append_site(std::string& out, const weft::platform::source_location& loc) {
   out += cached_basename(loc.file_name());
   out.push_back(':');
   append_uint(out, loc.line());
@@ -161,7 +161,7 @@ std::int64_t engine::now_ns() const noexcept {
 // ---- trace ------------------------------------------------------------------------------------
 
 void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t other, std::int64_t value,
-                           const char* op, const std::source_location* loc, std::string text) {
+                           const char* op, const weft::platform::source_location* loc, std::string text) {
   // The hash: the line's fields as values, in the line's order (see trace.hpp).
   const bool has_op = op != nullptr && op[0] != '\0';
   const bool has_until = kind == event_kind::block && value >= 0;
@@ -347,7 +347,7 @@ void engine::execute(std::function<void()> root) {
   current_engine = this;
   boost::fibers::use_scheduling_algorithm<engine_algorithm>(this);
   main_ctx_ = boost::fibers::context::active();
-  detail::fiber_record* first = spawn(std::move(root), std::source_location::current());
+  detail::fiber_record* first = spawn(std::move(root), weft::platform::source_location::current());
   first->name = "main";
   main_waiting_ = true;
   while (!ending_) main_ctx_->suspend();  // woken by the last exit or by an abort
@@ -438,7 +438,7 @@ std::string engine::describe_fibers() const {
 
 // ---- fibers ------------------------------------------------------------------------------------
 
-detail::fiber_record* engine::spawn(std::function<void()> fn, const std::source_location& loc) {
+detail::fiber_record* engine::spawn(std::function<void()> fn, const weft::platform::source_location& loc) {
   fibers_.emplace_back();
   detail::fiber_record* f = &fibers_.back();
   f->id = fibers_.size();
@@ -491,7 +491,7 @@ void engine::fiber_exited(detail::fiber_record* f) noexcept {
   }
 }
 
-void engine::join(detail::fiber_record* f, const std::source_location& loc) {
+void engine::join(detail::fiber_record* f, const weft::platform::source_location& loc) {
   if (f == nullptr) {
     fail("join of a thread that is not joinable at " + std::string(basename_of(loc.file_name())) + ":" +
          std::to_string(loc.line()));
@@ -521,7 +521,7 @@ void engine::drop_joinable(detail::fiber_record* f) noexcept {
 
 // ---- scheduling points -------------------------------------------------------------------------
 
-void engine::yield_point(const char* op, const std::source_location& loc, bool explicit_yield) noexcept {
+void engine::yield_point(const char* op, const weft::platform::source_location& loc, bool explicit_yield) noexcept {
   detail::fiber_record* self = running_;
   if (self == nullptr || ending_) return;
   ++steps_;
@@ -546,7 +546,7 @@ void engine::yield_point(const char* op, const std::source_location& loc, bool e
   boost::fibers::context::active()->yield();  // pick_next() returns forced_; we are re-queued
 }
 
-detail::wake_reason engine::wait(detail::wait_list& list, const char* op, const std::source_location& loc,
+detail::wake_reason engine::wait(detail::wait_list& list, const char* op, const weft::platform::source_location& loc,
                                  const instant* deadline) {
   detail::fiber_record* self = running_;
   WEFT_ASSERT(self != nullptr);
@@ -601,7 +601,7 @@ void engine::wake(detail::fiber_record* f, detail::wake_reason why) noexcept {
   boost::fibers::context::active()->schedule(f->ctx);
 }
 
-bool engine::fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept {
+bool engine::fault_point(std::uint8_t kind, const char* name, const weft::platform::source_location& loc) noexcept {
   if (running_ == nullptr || ending_ || kind >= fault_kinds) return false;
   const std::uint32_t rate = options_.faults.rate_ppm[kind];
   // A fault kind that is off leaves its points out of the schedule entirely: adding a fault point

@@ -15,11 +15,11 @@ namespace {
 thread_local std::vector<void*> outside_slots;
 }  // namespace
 
-void yield_point(const char* op, const std::source_location& loc, bool explicit_yield) noexcept {
+void yield_point(const char* op, const weft::platform::source_location& loc, bool explicit_yield) noexcept {
   if (engine* e = engine::current()) e->yield_point(op, loc, explicit_yield);
 }
 
-wake_reason wait(wait_list& list, const char* op, const std::source_location& loc, const time_point* deadline) {
+wake_reason wait(wait_list& list, const char* op, const weft::platform::source_location& loc, const time_point* deadline) {
   engine* e = engine::current();
   if (e == nullptr || e->running() == nullptr) {
     std::fprintf(stderr, "weft sim: %s at %s:%u blocks outside a simulated thread; nothing could wake it\n", op,
@@ -64,7 +64,7 @@ std::uint64_t entropy() noexcept {
   return e != nullptr ? e->entropy() : 0x5eed5eed5eed5eedULL;
 }
 
-bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept {
+bool fault_point(std::uint8_t kind, const char* name, const weft::platform::source_location& loc) noexcept {
   engine* e = engine::current();
   return e != nullptr && e->fault_point(kind, name, loc);
 }
@@ -83,7 +83,7 @@ void assertion_failed(const char* condition, const char* file, int line) noexcep
   std::abort();
 }
 
-void report_failure(const char* what, const std::source_location& loc) noexcept {
+void report_failure(const char* what, const weft::platform::source_location& loc) noexcept {
   const std::string site = std::string(sim::basename_of(loc.file_name())) + ":" + std::to_string(loc.line());
   if (engine* e = engine::current()) {
     e->fail(std::string(what) + " at " + site);
@@ -92,13 +92,13 @@ void report_failure(const char* what, const std::source_location& loc) noexcept 
   }
 }
 
-fiber_record* spawn(std::function<void()> fn, const std::source_location& loc) {
+fiber_record* spawn(std::function<void()> fn, const weft::platform::source_location& loc) {
   engine* e = engine::current();
   if (e == nullptr) throw std::logic_error("weft sim: platform::thread started outside a simulation run");
   return e->spawn(std::move(fn), loc);
 }
 
-void join(fiber_record* fiber, const std::source_location& loc) {
+void join(fiber_record* fiber, const weft::platform::source_location& loc) {
   if (engine* e = engine::current()) e->join(fiber, loc);
 }
 

@@ -351,7 +351,7 @@ TEST(shutdown, drain_waits_for_accepted_tasks_and_blocking_work) {
   for (int i = 0; i < 10; ++i) {
     hs.push_back(rt.scheduler().spawn_anywhere([&done]() -> weft::task<void> {
       co_await weft::sleep(1ms);
-      co_await weft::builtins::current().scheduler().spawn_blocking([] { return 1; });
+      (void)co_await weft::builtins::current().scheduler().spawn_blocking([] { return 1; });
       done.fetch_add(1);
     }));
   }

@@ -13,7 +13,7 @@
 //
 // Exit status: 0 when the outcome was the expected one, 1 otherwise (meson reads it).
 // A failure prints Relacy's verdict, the failing iteration and the tail of its execution history,
-// which names the production line (the seam passes std::source_location to Relacy).
+// which names the production line (the seam passes weft::platform::source_location to Relacy).
 #pragma once
 
 #include <algorithm>

@@ -53,6 +53,16 @@ inline constexpr bool recycler_enabled = true;
 inline constexpr bool recycler_enabled = true;
 #endif
 
+// Returns a block to the general allocator with its size where the compiler has sized
+// deallocation (clang enables it only with -fsized-deallocation; consumers need no such flag).
+inline void release_block(void* p, [[maybe_unused]] std::size_t size) noexcept {
+#if defined(__cpp_sized_deallocation)
+  ::operator delete(p, size);
+#else
+  ::operator delete(p);
+#endif
+}
+
 class block_recycler {
  public:
   static constexpr std::size_t class_count = recycler_max_block / recycler_granularity + 1;
@@ -90,11 +100,11 @@ class block_recycler {
           deallocate(p, size);
           return;
         }
-        ::operator delete(p, block_size(k));
+        release_block(p, block_size(k));
         return;
       }
     }
-    ::operator delete(p, size);
+    release_block(p, size);
   }
 
   // Class k holds blocks of block_size(k) bytes and serves requests in (block_size(k-1), block_size(k)].

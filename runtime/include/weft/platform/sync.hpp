@@ -8,7 +8,7 @@
 //   sync::mutex       a mutual-exclusion lock (use with sync::lock_guard / sync::unique_lock);
 //   sync::condvar     a condition variable over sync::unique_lock, with a deadline wait on the
 //                     seam clock (virtual time in the simulator).
-// Each flavor supplies these with identical signatures; a trailing std::source_location
+// Each flavor supplies these with identical signatures; a trailing weft::platform::source_location
 // parameter lets the model and sim flavors report the production call site.
 #pragma once
 

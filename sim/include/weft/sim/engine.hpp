@@ -27,7 +27,7 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,7 +58,7 @@ struct fiber_record {
   fiber_state state = fiber_state::ready;
   // While blocked:
   const char* block_op = "";
-  std::source_location block_site{};
+  weft::platform::source_location block_site{};
   wait_list* waiting_on = nullptr;
   std::uint64_t block_generation = 0;  // timer entries of earlier waits are stale
   wake_reason reason = wake_reason::notified;
@@ -91,16 +91,16 @@ class engine {
   bool poisoned() const noexcept { return aborted_; }
 
   // ---- hooks (fibers) ----------------------------------------------------------------------
-  void yield_point(const char* op, const std::source_location& loc, bool explicit_yield) noexcept;
-  detail::wake_reason wait(detail::wait_list& list, const char* op, const std::source_location& loc,
+  void yield_point(const char* op, const weft::platform::source_location& loc, bool explicit_yield) noexcept;
+  detail::wake_reason wait(detail::wait_list& list, const char* op, const weft::platform::source_location& loc,
                            const instant* deadline);
   std::size_t notify_one(detail::wait_list& list) noexcept;
   std::size_t notify_all(detail::wait_list& list) noexcept;
-  detail::fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);
-  void join(detail::fiber_record* f, const std::source_location& loc);
+  detail::fiber_record* spawn(std::function<void()> fn, const weft::platform::source_location& loc);
+  void join(detail::fiber_record* f, const weft::platform::source_location& loc);
   void detach(detail::fiber_record* f) noexcept;
   void drop_joinable(detail::fiber_record* f) noexcept;
-  bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
+  bool fault_point(std::uint8_t kind, const char* name, const weft::platform::source_location& loc) noexcept;
   // A task event (platform::task_event) of the task cell at `cell`: recorded in the trace, never a
   // scheduling point (no step, no choice). Ignored while no fiber runs.
   void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
@@ -149,7 +149,7 @@ class engine {
 
   void record(trace_event e);
   void record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t other, std::int64_t value,
-                     const char* op, const std::source_location* loc, std::string text = {});
+                     const char* op, const weft::platform::source_location* loc, std::string text = {});
   void wake(detail::fiber_record* f, detail::wake_reason why) noexcept;
   void switch_to(detail::fiber_record* f) noexcept;
   void fiber_main(detail::fiber_record* f, std::function<void()>& fn) noexcept;

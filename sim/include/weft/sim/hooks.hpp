@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 #include <vector>
 
 namespace weft::sim::detail {
@@ -32,10 +32,10 @@ enum class wake_reason : std::uint8_t { notified, timeout };
 
 // A scheduling point: the seeded strategy may switch to another ready fiber here. `explicit_yield`
 // (yield_thread) asks to let others run first when any are ready.
-void yield_point(const char* op, const std::source_location& loc, bool explicit_yield = false) noexcept;
+void yield_point(const char* op, const weft::platform::source_location& loc, bool explicit_yield = false) noexcept;
 
 // Blocks the calling fiber on `list` until a notify picks it or the virtual `deadline` passes.
-wake_reason wait(wait_list& list, const char* op, const std::source_location& loc,
+wake_reason wait(wait_list& list, const char* op, const weft::platform::source_location& loc,
                  const time_point* deadline);
 // Wakes one (seeded choice) / every fiber of `list`. Returns how many were woken.
 std::size_t notify_one(wait_list& list) noexcept;
@@ -47,21 +47,21 @@ std::uint64_t current_fiber_id() noexcept;
 unsigned cores() noexcept;
 time_point now() noexcept;
 std::uint64_t entropy() noexcept;
-bool fault_point(std::uint8_t kind, const char* name, const std::source_location& loc) noexcept;
+bool fault_point(std::uint8_t kind, const char* name, const weft::platform::source_location& loc) noexcept;
 // A task-level event (platform::task_event `event`, named `name`) of the task cell at `cell`
 // (runtime id `id`), with an optional static string `detail`. Recorded in the trace; never a
 // scheduling point. Outside a run: nothing.
 void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
                 const char* detail) noexcept;
 // Records a failure of the run (misuse of a primitive, a broken invariant) without stopping it.
-void report_failure(const char* what, const std::source_location& loc) noexcept;
+void report_failure(const char* what, const weft::platform::source_location& loc) noexcept;
 // A WEFT_ASSERT failed: inside a run, fails the run and abandons its fibers (never returns to
 // the caller); outside a run, prints and aborts the process.
 [[noreturn]] void assertion_failed(const char* condition, const char* file, int line) noexcept;
 
 // Fibers (simulated threads).
-fiber_record* spawn(std::function<void()> fn, const std::source_location& loc);
-void join(fiber_record* fiber, const std::source_location& loc);
+fiber_record* spawn(std::function<void()> fn, const weft::platform::source_location& loc);
+void join(fiber_record* fiber, const weft::platform::source_location& loc);
 void detach(fiber_record* fiber) noexcept;
 // A platform::thread destroyed or overwritten while joinable (an OS thread would terminate):
 // reported as a failure of the run; the fiber runs on, detached.

@@ -50,12 +50,12 @@
 #pragma pop_macro("VAR")
 
 #include <atomic>
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 
 namespace weft::platform::model {
 
 // The production call site, as Relacy wants it in its reports.
-inline rl::debug_info site(const std::source_location& loc) noexcept {
+inline rl::debug_info site(const weft::platform::source_location& loc) noexcept {
   return rl::debug_info(loc.function_name(), loc.file_name(), static_cast<unsigned>(loc.line()));
 }
 

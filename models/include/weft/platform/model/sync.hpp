@@ -2,7 +2,7 @@
 // shared access of the production code.
 //
 //   sync::atomic<T>  rl::atomic<T>; each operation's memory order is the production one, and the
-//                    trailing std::source_location (defaulted, so call sites are unchanged) becomes
+//                    trailing weft::platform::source_location (defaulted, so call sites are unchanged) becomes
 //                    the rl::debug_info Relacy prints: reports name the production line.
 //   sync::fence      rl::atomic_thread_fence.
 //   sync::cell<T>    the value itself plus a shadow rl::var: with() is a Relacy read of the shadow,
@@ -18,7 +18,7 @@
 //   lock_guard / unique_lock  small RAII types that pass their construction site to Relacy.
 #pragma once
 
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 #include <utility>
 
 #include <weft/platform/clock.hpp>
@@ -26,7 +26,7 @@
 
 namespace weft::sync {
 
-using loc_t = std::source_location;
+using loc_t = weft::platform::source_location;
 
 inline void fence(std::memory_order order, loc_t loc = loc_t::current()) {
   rl::atomic_thread_fence(platform::model::order(order), platform::model::site(loc));

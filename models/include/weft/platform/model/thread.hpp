@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 #include <type_traits>
 #include <vector>
 
@@ -52,7 +52,7 @@ class thread {
 };
 
 // A scheduling point: lets the checker run another thread here.
-inline void yield_thread(std::source_location loc = std::source_location::current()) {
+inline void yield_thread(weft::platform::source_location loc = weft::platform::source_location::current()) {
   rl::yield(1, model::site(loc));
 }
 

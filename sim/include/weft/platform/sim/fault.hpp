@@ -5,13 +5,13 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 
 #include <weft/sim/hooks.hpp>
 
 namespace weft::platform {
 
-inline bool fault_point(fault kind, std::source_location loc = std::source_location::current()) noexcept {
+inline bool fault_point(fault kind, weft::platform::source_location loc = weft::platform::source_location::current()) noexcept {
   return sim::detail::fault_point(static_cast<std::uint8_t>(kind), fault_name(kind), loc);
 }
 

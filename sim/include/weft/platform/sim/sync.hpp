@@ -5,21 +5,21 @@
 // operation takes effect): the seeded strategy may run another fiber there, which is how the
 // simulator explores interleavings. Memory orders are accepted and ignored — the sim explores
 // interleavings under sequential consistency; weak-memory behaviour is the model flavor's job.
-// Each operation takes a trailing std::source_location so the trace names the production call
+// Each operation takes a trailing weft::platform::source_location so the trace names the production call
 // site; call sites never pass it.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <mutex>
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 #include <utility>
 
 #include <weft/sim/hooks.hpp>
 
 namespace weft::sync {
 
-using std::source_location;
+using weft::platform::source_location;
 
 template <class T>
 class atomic {

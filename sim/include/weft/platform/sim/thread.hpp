@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <source_location>
+#include <weft/platform/source_location.hpp>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -42,7 +42,7 @@ class thread {
   // Starts fn on a new fiber. Throws std::system_error when the run's fault plan injects
   // `worker_start_failure` here (the sim's stand-in for the OS refusing a thread).
   template <class F>
-  explicit thread(F&& fn, std::source_location loc = std::source_location::current()) {
+  explicit thread(F&& fn, weft::platform::source_location loc = weft::platform::source_location::current()) {
     if (fault_point(fault::worker_start_failure, loc)) {
       throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
                               "simulated thread start failure");
@@ -64,7 +64,7 @@ class thread {
   }
 
   bool joinable() const noexcept { return fiber_ != nullptr; }
-  void join(std::source_location loc = std::source_location::current()) {
+  void join(weft::platform::source_location loc = weft::platform::source_location::current()) {
     sim::detail::join(std::exchange(fiber_, nullptr), loc);
   }
   // Lets the thread run on unowned: the run still waits for it to finish.
@@ -74,7 +74,7 @@ class thread {
   sim::detail::fiber_record* fiber_ = nullptr;
 };
 
-inline void yield_thread(std::source_location loc = std::source_location::current()) noexcept {
+inline void yield_thread(weft::platform::source_location loc = weft::platform::source_location::current()) noexcept {
   sim::detail::yield_point("yield_thread", loc, true);
 }
 
