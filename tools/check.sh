@@ -27,6 +27,7 @@ tally="$out/tally.txt"   # one "passed failed skipped" line per suites() call (m
 : > "$tally"
 
 ./tools/install-deps.sh
+. ./tools/toolchain.sh
 
 stage() {  # stage NAME COMMAND...
   local name=$1; shift

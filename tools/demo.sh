@@ -21,14 +21,16 @@ jobs=${WEFT_JOBS:-$(nproc)}
 seeds=${WEFT_DEMO_SEEDS:-20000}
 
 # 1. Packages. As root, install-deps.sh installs what is missing; otherwise it only lists it, and
-#    the demo goes on (it needs meson, ninja-build, g++, libboost-fiber-dev and libcli11-dev).
+#    the demo goes on (it needs meson, ninja-build, clang, libboost-fiber-dev and libcli11-dev).
 if ! ./tools/install-deps.sh; then
   if [ "$(id -u)" -eq 0 ]; then
     echo "demo: installing packages failed" >&2
     exit 1
   fi
-  echo "demo: going on without them; the demo needs meson, ninja-build, g++, libboost-fiber-dev, libcli11-dev" >&2
+  echo "demo: going on without them; the demo needs meson, ninja-build, clang, libboost-fiber-dev, libcli11-dev" >&2
 fi
+
+. ./tools/toolchain.sh
 
 # 2. Configure (once) and build only what the demo runs.
 settings=(-Dbuildtype=release -Dtests=false -Dexamples=false -Dflavors=real,sim)

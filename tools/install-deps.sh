@@ -3,7 +3,7 @@
 # missing, and any further packages named (tools/bench/compare.sh adds the benchmark peers').
 # Needs root to install; without root it only reports what is missing.
 set -euo pipefail
-packages=(meson ninja-build g++ pkg-config libgtest-dev liburing-dev libboost-fiber-dev
+packages=(meson ninja-build clang g++ pkg-config libgtest-dev liburing-dev libboost-fiber-dev
           librapidcheck-dev relacy-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev "$@")
 missing=()
 for p in "${packages[@]}"; do

@@ -5,7 +5,8 @@
 #
 # 1. installs what it needs from Debian (as root; otherwise it only reports what is missing);
 # 2. builds weft (release, `real` flavor, plus the `sim` flavor for the simulator's throughput) in build-bench/, the Rust peers offline from Debian's
-#    packaged crates (tools/bench/peers/{tokio,smol}/.cargo/config.toml), the Asio peer with g++;
+#    packaged crates (tools/bench/peers/{tokio,smol}/.cargo/config.toml), the Asio peer with g++
+#    (weft itself with the compiler tools/toolchain.sh picks);
 # 3. runs every scenario for every runtime interleaved — per round, per scenario, each runtime in
 #    turn, the order rotated each round — so slow drifts of a shared machine hit all alike;
 # 4. prints the machine, then a table of medians and weft/peer ratios (summarize.py).
@@ -57,6 +58,8 @@ if [ "$install" = 1 ]; then
   log "checking packages (tools/install-deps.sh)"
   "$root/tools/install-deps.sh" "${peer_packages[@]}" >&2  # stdout is the table
 fi
+
+. "$root/tools/toolchain.sh"
 
 # ---- 2. builds -------------------------------------------------------------------------------
 log "building weft (release, real flavor)"
@@ -126,7 +129,7 @@ done
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- nproc: $(nproc); CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1)"
   echo "- kernel: $(uname -sr); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "- compilers: $(g++ --version | head -1); $(rustc --version); $(cargo --version)"
+  echo "- compilers: weft $(${CXX#ccache } --version | head -1), Asio peer $(g++ --version | head -1); $(rustc --version); $(cargo --version)"
   echo "- crates: tokio 1.24.2, async-executor 1.5.0, async-io 1.11.0 (Debian); Boost $(sed -n 's/^#define BOOST_LIB_VERSION "\(.*\)"/\1/p' /usr/include/boost/version.hpp)"
   echo "- scale: $scale; wall time of this comparison: $(( $(date +%s) - start_s )) s"
   echo

@@ -5,6 +5,8 @@
 // usage_error (try_current() returns null). Like schedulers, builtins never keep a runtime alive.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <memory>
 

@@ -29,6 +29,8 @@
 // count), refuses later submissions with `closed`, and joins its spawn_worker threads.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <cstdint>

@@ -4,6 +4,8 @@
 // says `closed`, a failed task says `panicked` — never a silent drop, never a bare bool.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <type_traits>
 #include <utility>
 #include <variant>

@@ -1,6 +1,8 @@
 // weft/join_error.hpp — why a task produced no value.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <exception>
 #include <stdexcept>
 #include <string>

@@ -10,6 +10,8 @@
 // guard, because a silently cancelled side effect is harder to debug than a detached one.)
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <optional>
 #include <utility>
 

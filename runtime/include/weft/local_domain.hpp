@@ -8,6 +8,8 @@
 // become the task's panicked outcome; the domain stays drivable.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <type_traits>
 #include <utility>

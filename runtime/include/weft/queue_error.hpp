@@ -1,6 +1,8 @@
 // weft/queue_error.hpp — why a submission was refused.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <weft/expected.hpp>
 
 namespace weft {

@@ -18,6 +18,8 @@
 // blocking callback to finish, up to an optional deadline; a deadline alone never aborts anything.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <memory>
 #include <optional>

@@ -1,6 +1,8 @@
 // weft/runtime_operations.hpp — a copyable handle to ask a runtime to stop.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <memory>
 
 namespace weft {

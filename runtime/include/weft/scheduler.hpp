@@ -12,6 +12,8 @@
 // destroyed on their worker.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <limits>

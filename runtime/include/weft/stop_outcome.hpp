@@ -1,6 +1,8 @@
 // weft/stop_outcome.hpp — what stopping a runtime achieved.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 
 namespace weft {

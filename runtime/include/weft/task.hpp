@@ -14,6 +14,8 @@
 // time: wrap them in a leaf.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <coroutine>

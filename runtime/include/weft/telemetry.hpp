@@ -6,6 +6,8 @@
 // drops everything.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <exception>
 #include <memory>

@@ -12,6 +12,8 @@
 // types and weft::thread_agnostic<T> do so out of the box.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <limits>

@@ -6,6 +6,8 @@
 // thread, before the call returns. A handle does not keep its loop alive or running.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <type_traits>
 #include <utility>
 

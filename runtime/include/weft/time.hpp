@@ -5,6 +5,8 @@
 // macrotask that marks the timer fired and wakes the sleeping task.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <optional>
 #include <type_traits>
 #include <utility>

@@ -12,6 +12,8 @@
 //     waker hands its reference to the poll it queues instead of adding one and dropping its own).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <utility>
 
 namespace weft {

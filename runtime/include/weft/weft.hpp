@@ -1,6 +1,8 @@
 // weft/weft.hpp — everything an application needs.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <weft/builtins.hpp>
 #include <weft/event_loop.hpp>
 #include <weft/expected.hpp>
