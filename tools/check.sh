@@ -7,10 +7,12 @@
 #   1. build (real + sim + model flavors), then the real flavor's unit tests, examples and tools;
 #   2. the real flavor under ThreadSanitizer;
 #   3. the real flavor under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   4. the Relacy models (production primitives and their known-bad twins);
-#   5. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
-#   6. the rapidcheck properties over the simulator;
-#   7. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
+#   4. a consumer of the installed library: pkg-config, clang and clang+ASan, g++ 12 refused
+#      (tools/consumer_check.sh);
+#   5. the Relacy models (production primitives and their known-bad twins);
+#   6. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
+#   7. the rapidcheck properties over the simulator;
+#   8. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
 #      the peers' packages, builds weft in release and the tokio, async-executor and Asio peers,
 #      runs one round and checks that every runtime printed every figure; never a time).
 # (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
@@ -110,6 +112,16 @@ stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
   bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
 stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
   bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
+# The consumer stage counts as one test in the closing line (it is not a meson test).
+consumer_stage() {
+  if "$root/tools/consumer_check.sh" "$out/consumer"; then
+    echo "1 0 0" >> "$tally"
+  else
+    echo "0 1 0" >> "$tally"
+    return 1
+  fi
+}
+stage "consumer: the installed library through pkg-config" consumer_stage
 stage "models (Relacy)" suites "$out/main" models
 stage "sim: tests + fuzz smoke ($fuzz_seeds seeds per scenario, $swarm_seeds with --swarm)" sim_run
 if present "$out/main" properties; then
@@ -118,7 +130,7 @@ else
   echo "=== stage: properties: SKIPPED (no properties suite in this build)"
 fi
 
-# Stage 7 counts as one test in the closing line (it is not a meson test).
+# Stage 8 counts as one test in the closing line (it is not a meson test).
 bench_compare_smoke() {
   if "$root/tools/bench/compare.sh" --rounds 1 --scale 0.002 --strict --build-dir "$out/bench"; then
     echo "1 0 0" >> "$tally"
@@ -130,7 +142,7 @@ bench_compare_smoke() {
 stage "bench: compare.sh smoke (weft and the peers, tiny counts)" bench_compare_smoke
 
 # The closing line counts meson tests (each gtest/rapidcheck binary, example, model, twin and
-# tool check is one test) and stage 7 as one; the fuzz smoke is not counted here, its own lines
+# tool check is one test) and stages 4 and 8 as one each; the fuzz smoke is not counted here, its own lines
 # above report it.
 read -r passed failed skipped < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$tally")
 echo "check: $passed passed, $failed failed, $skipped skipped"
