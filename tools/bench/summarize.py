@@ -5,7 +5,7 @@
 
 RAW_FILE holds `scenario=... runtime=... value=... unit=...` lines from every round (other lines
 are ignored). Prints a Markdown table: the median of each figure per runtime (over rounds), the
-number of rounds, weft/peer ratios, and issue 7's target against tokio with met / MISSED.
+number of rounds, weft/peer ratios, and each figure's target against tokio with met / MISSED.
 """
 import re
 import statistics
@@ -24,7 +24,7 @@ HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
 # No better or worse, so no ratio: ping_pong_cross (the share of messages that crossed threads) and
 # task_memory_frame (the size of the user's coroutine or future).
 DIAGNOSTIC = {"ping_pong_cross", "task_memory_frame"}
-# Issue 7, item 5: (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
+# The targets (docs/benchmarks.md): (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
 TARGETS = {
     "spawn_join_1": ("ratio_max", 0.8),
     "spawn_join_1024": ("ratio_max", 0.5),
