@@ -65,7 +65,7 @@ void join(fiber_record* fiber, const std::source_location& loc);
 void detach(fiber_record* fiber) noexcept;
 // A platform::thread destroyed or overwritten while joinable (an OS thread would terminate):
 // inside a run, a failure that stops the run at once; no fiber, the caller included, runs again.
-// Outside a run the fiber is only marked detached.
+// Outside a run, or while one is already ending, the fiber is only marked detached.
 void drop_joinable(fiber_record* fiber) noexcept;
 
 // Fiber-local slots: a process-wide index per slot, a per-fiber value.
