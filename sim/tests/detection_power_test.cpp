@@ -1,4 +1,4 @@
-// Detection power (issue 4, item 10): for every known-bad variant of the runtime's source
+// Detection power: for every known-bad variant of the runtime's source
 // (sim/tests/variants/*.variant, built into weft-sim-variant-<name> by variants/meson.build),
 // `fuzz` over seeds 0..N-1 finds the bug within the variant's stated number of seeds, the
 // failure is the expected kind, the printed replay command reproduces it, and the same command

@@ -50,9 +50,9 @@ json chrome_of(const weft::sim::run_result& r) {
 
 // The scenarios and seeds the structural checks run over: remote spawns, shutdown cancellation,
 // cross-worker wakes (flow arrows), local wakes with duplicate and spurious wakes, timers.
-// (shutdown_race seed 6 has a coalesced wake: a yield no longer coalesces, see task_cell.cpp. Seeds
-// name interleavings: a change to the runtime's scheduling points, such as the join handle's
-// dropping its interest without touching the taken output, moves such events to other seeds.)
+// (shutdown_race seed 6 has a coalesced wake; a yield never coalesces, see task_cell.cpp. Seeds
+// name interleavings: a change to the runtime's scheduling points moves such events to other
+// seeds.)
 const std::vector<std::pair<const char*, std::uint64_t>> cases = {
     {"shutdown_race", 1},       {"shutdown_race", 2},  {"shutdown_race", 3},  {"shutdown_race", 6},
     {"cross_worker_ping_pong", 7},

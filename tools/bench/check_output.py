@@ -9,11 +9,11 @@
 
 Scenario mode: exit status 0; every stdout line is exactly
 `scenario=<name> runtime=<NAME> value=<number> unit=<unit>` with a finite number; every figure
-of issue 7 (or of --figures) appears once; runtime=machine is accepted for the machine's own
+of the benchmark scenarios (or of --figures) appears once; runtime=machine is accepted for the machine's own
 figures (ping_pong_floor, cpu_speedup_bare), which --figures may name. Google Benchmark mode: exit status 0, JSON output, no benchmark
 reported an error. Used by the meson 'bench' suite with tiny counts. Raw mode: every line of a
 compare.sh run (all rounds, all programs) is well formed, names one of the listed runtimes, the
-machine or the simulator, and every listed runtime printed every figure of issue 7 at least once
+machine or the simulator, and every listed runtime printed every figure of the scenarios at least once
 (the machine's figures and, with --sim-runtime, the simulator's too).
 """
 import json

@@ -48,9 +48,9 @@ out="$build/compare"
 log() { printf 'compare: [%4ds] %s\n' "$(( $(date +%s) - start_s ))" "$*" >&2; }
 
 # ---- 1. dependencies -------------------------------------------------------------------------
-# weft's own build dependencies come from the one list the test suite uses (tools/install-deps.sh:
-# the `sim` flavor built here for weft-bench-sim needs Boost.Fiber and CLI11, which a list of its
-# own here once lacked, so that a fresh machine failed at the build), plus the peers' packages.
+# weft's own build dependencies come from the one list the test suite uses (tools/install-deps.sh),
+# so that the `sim` flavor built here for weft-bench-sim (Boost.Fiber, CLI11) builds on a fresh
+# machine without a second list to keep in step; plus the peers' packages.
 peer_packages=(python3 libboost-dev cargo rustc
                librust-tokio-dev librust-async-executor-dev librust-async-io-dev librust-async-channel-dev
                librust-futures-lite-dev)
@@ -113,7 +113,7 @@ for ((r = 0; r < rounds; r++)); do
       fi
     done
   done
-  # The simulator's throughput (issue 4): weft only, no peer has one; 2,000 seeds of
+  # The simulator's throughput: weft only, no peer has one; 2,000 seeds of
   # shutdown_race at 4 workers x 100 tasks, one job.
   if ! timeout 120 "$build/tools/bench/weft-bench-sim" --seeds 2000 >>"$raw" 2>>"$out/stderr-$stamp.txt"; then
     log "weft-bench-sim failed or timed out (see $out/stderr-$stamp.txt)"

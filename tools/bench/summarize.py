@@ -5,7 +5,7 @@
 
 RAW_FILE holds `scenario=... runtime=... value=... unit=...` lines from every round (other lines
 are ignored). Prints a Markdown table: the median of each figure per runtime (over rounds), the
-number of rounds, weft/peer ratios, and issue 7's target against tokio with met / MISSED.
+number of rounds, weft/peer ratios, and each figure's target against tokio with met / MISSED.
 """
 import re
 import statistics
@@ -24,7 +24,7 @@ HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
 # No better or worse, so no ratio: ping_pong_cross (the share of messages that crossed threads) and
 # task_memory_frame (the size of the user's coroutine or future).
 DIAGNOSTIC = {"ping_pong_cross", "task_memory_frame"}
-# Issue 7, item 5: (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
+# The targets (docs/benchmarks.md): (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
 TARGETS = {
     "spawn_join_1": ("ratio_max", 0.8),
     "spawn_join_1024": ("ratio_max", 0.5),
@@ -64,7 +64,7 @@ def main(argv):
     med = {k: statistics.median(v) for k, v in values.items()}
     rounds = {k: len(v) for k, v in values.items()}
     peers = [r for r in RUNTIMES[1:]]
-    head = ["figure", "unit"] + ["%s (n)" % r for r in RUNTIMES] + ["weft/%s" % p for p in peers] + ["target (issue 7)", "verdict"]
+    head = ["figure", "unit"] + ["%s (n)" % r for r in RUNTIMES] + ["weft/%s" % p for p in peers] + ["target", "verdict"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for fig in FIGURES:
@@ -108,8 +108,8 @@ def main(argv):
         "cpu_speedup_bare: cpu_scaling's 2,000 kernels on two plain threads against one (no runtime):",
         "the speedup of the work itself on this machine. A runtime that adds no cost per task matches",
         "it; one whose single worker is slower than a plain thread (cpu_1w) can show more."])
-    one_runtime_table(med, rounds, units, SIM_FIGURES, "weft-sim", "simulator figure (issue 4)", "weft-sim", [
-        "shutdown_race at 4 workers x 100 tasks, one job; issue 4 aims at >= 1,000 seeds/s per core",
+    one_runtime_table(med, rounds, units, SIM_FIGURES, "weft-sim", "simulator figure", "weft-sim", [
+        "shutdown_race at 4 workers x 100 tasks, one job; the aim is >= 1,000 seeds/s per core",
         "(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure)."])
 
 

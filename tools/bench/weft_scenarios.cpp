@@ -1,4 +1,4 @@
-// weft-bench-scenarios — issue 7's whole-runtime scenarios on weft (2 workers unless a scenario
+// weft-bench-scenarios — the whole-runtime scenarios on weft (2 workers unless a scenario
 // says otherwise). Prints `scenario=<name> runtime=weft value=<number> unit=<unit>` lines.
 // The peers in peers/{tokio,smol,asio} run the same workloads; tools/bench/README.md says what
 // each scenario does in each runtime, and which API each one uses.
@@ -305,7 +305,7 @@ weft::task<void> parked_task() {
     weft::task<void> probe = parked_task();
     frame = static_cast<double>(bench::last_allocation_bytes);
   }
-  // Issue 7: resident memory per idle task minus the coroutine frame, the frame reported separately
+  // The target's measure: resident memory per idle task minus the coroutine frame, the frame reported separately
   // (and the whole resident growth per task too).
   bench::report("task_memory", runtime_name, per_task - frame, "bytes");
   bench::report("task_memory_frame", runtime_name, frame, "bytes");

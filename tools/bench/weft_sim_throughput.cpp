@@ -1,4 +1,4 @@
-// weft-bench-sim — the simulator's own throughput (issue 4, "Performance"): one scenario (default
+// weft-bench-sim — the simulator's own throughput (docs/simulator.md, "Performance"): one scenario (default
 // shutdown_race at 4 workers and 100 tasks, its default size) over consecutive seeds, one job
 // (one simulator thread, as `weft-sim fuzz --jobs 1`), default options (random strategy, no
 // faults). Prints bench lines (tools/bench/README.md):

@@ -84,7 +84,7 @@ class task_state {
         // and that poll's read of them may pass each other), and the wake would be lost. The
         // read-modify-write reads the latest word, so it is either ordered before the poll's
         // transition_to_running (which then acquires our writes) or it sees `running` and sets
-        // `notified`. (Found by the Relacy model task_state/wake_vs_poll.)
+        // `notified`. (The Relacy model task_state/wake_vs_poll checks this.)
       } else if (cur & running) {
         next |= notified;
       } else {
@@ -208,7 +208,7 @@ class task_state {
   bool set_join_waker() noexcept {
     // acquire: when this load already shows `complete` we return without a CAS and the caller
     // reads the output, so the load itself must pair with transition_to_complete's release
-    // (found by the Relacy model join_handoff/join_vs_complete: relaxed here races the output).
+    // (the Relacy model join_handoff/join_vs_complete shows a relaxed load here racing the output).
     word cur = word_.load(std::memory_order_acquire);
     for (;;) {
       WEFT_ASSERT(cur & join_interest);

@@ -32,22 +32,19 @@ namespace weft::platform {
 
 // How long park() keeps polling for a token before it sleeps. A wake that arrives within the
 // spin costs no system call on either side: the common case for request/response between two busy
-// workers, where a futex sleep + wake costs several microseconds each way (measured: ping_pong
-// 6 us -> 0.5 us per round trip with a 50 us spin on a 2-core VM, docs/benchmarks.md). The spin is
-// bounded in time (not in iterations: a pause lasts 10-140 cycles depending on the CPU), so an idle
+// workers, where a futex sleep + wake costs several microseconds each way (docs/benchmarks.md).
+// The spin is bounded in time (not in iterations: a pause lasts 10-140 cycles depending on the CPU), so an idle
 // thread sleeps after at most this long, and never past a park_until deadline. Zero outside
 // `real`: the simulator and the model checker gain nothing from spinning but longer schedules.
 inline constexpr duration park_spin_budget =
     flavor == flavor_kind::real ? duration(std::chrono::microseconds(50)) : duration::zero();
 // How long a loop thread's spin polls without yielding the core, while its wakes come promptly.
-// A sched_yield is a system call (1.2 us on a 2-vCPU AMD EPYC VM with page-table isolation)
-// during which the spinner cannot see a token: yielding after every check put a yield between
-// most wakes and their discovery. With this quiet spin, ping_pong went 2.4 us -> 1.5 us per round
-// trip on that machine (docs/benchmarks.md). A quiet spinner keeps the core from any other
+// A sched_yield is a system call (about a microsecond on a VM with page-table isolation) during
+// which the spinner cannot see a token: yielding after every check would put a yield between most
+// wakes and their discovery (docs/benchmarks.md). A quiet spinner keeps the core from any other
 // runnable thread, so the spin is quiet only while the previous wake arrived within it (a
 // request/response rhythm); a thread whose waits run longer (an idle worker) yields from its
-// first check, as before. An unconditional quiet spin cost spawn_join_1 up to 80%: its idle
-// worker held a core the host thread and the busy worker needed.
+// first check, since its quiet spin would hold a core the host thread and the busy worker need.
 inline constexpr duration loop_park_spin_quiet =
     flavor == flavor_kind::real ? duration(std::chrono::microseconds(3)) : duration::zero();
 // The same for a host thread blocked on a result (join_handle::join): it shares the cores with the

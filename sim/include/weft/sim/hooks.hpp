@@ -64,7 +64,8 @@ fiber_record* spawn(std::function<void()> fn, const weft::platform::source_locat
 void join(fiber_record* fiber, const weft::platform::source_location& loc);
 void detach(fiber_record* fiber) noexcept;
 // A platform::thread destroyed or overwritten while joinable (an OS thread would terminate):
-// reported as a failure of the run; the fiber runs on, detached.
+// inside a run, a failure that stops the run at once; no fiber, the caller included, runs again.
+// Outside a run, or while one is already ending, the fiber is only marked detached.
 void drop_joinable(fiber_record* fiber) noexcept;
 
 // Fiber-local slots: a process-wide index per slot, a per-fiber value.

@@ -1,4 +1,4 @@
-// weft-bench-asio — issue 7's scenarios on Boost.Asio (1.74) with C++20 coroutines
+// weft-bench-asio — the benchmark scenarios on Boost.Asio (1.74) with C++20 coroutines
 // (asio::awaitable, co_spawn). Prints `scenario=<name> runtime=asio value=<number> unit=<unit>`.
 //
 // Shape of the "runtime": one io_context per thread, each run by exactly one thread (concurrency
@@ -369,7 +369,7 @@ awaitable<void> spawn_parked(std::size_t n) {
     awaitable<void> probe = parked_task();  // frame allocated here, never started
     frame = static_cast<double>(bench::last_allocation_bytes);
   }
-  // Issue 7: resident memory per idle task minus the coroutine frame, the frame reported separately
+  // The target's measure: resident memory per idle task minus the coroutine frame, the frame reported separately
   // (and the whole resident growth per task too).
   bench::report("task_memory", runtime_name, per_task - frame, "bytes");
   bench::report("task_memory_frame", runtime_name, frame, "bytes");

@@ -1,4 +1,4 @@
-// weft-bench-smol — issue 7's scenarios on smol's async-executor: one shared `Executor` run by 2
+// weft-bench-smol — the benchmark scenarios on smol's async-executor: one shared `Executor` run by 2
 // threads (each `async_io::block_on(ex.run(..))`, as smol does, so idle threads drive async-io's
 // timer reactor). Prints `scenario=<name> runtime=async-executor value=<number> unit=<unit>`.
 // The workloads mirror tools/bench/weft_scenarios.cpp; see tools/bench/README.md.
@@ -241,7 +241,7 @@ fn task_memory(a: &Args) -> ! {
     let after = rss_bytes();
     let per_task = (after.saturating_sub(before)) as f64 / n as f64;
     let frame = std::mem::size_of_val(&parked_task()) as f64;
-    // Issue 7: resident memory per idle task minus the future (the "frame"), the future reported
+    // The target's measure: resident memory per idle task minus the future (the "frame"), the future reported
     // separately (and the whole resident growth per task too).
     report("task_memory", RT, per_task - frame, "bytes");
     report("task_memory_frame", RT, frame, "bytes");

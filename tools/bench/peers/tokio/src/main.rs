@@ -1,4 +1,4 @@
-// weft-bench-tokio — issue 7's scenarios on tokio's multi-thread runtime (2 workers unless a
+// weft-bench-tokio — the benchmark scenarios on tokio's multi-thread runtime (2 workers unless a
 // scenario says otherwise). Prints `scenario=<name> runtime=tokio value=<number> unit=<unit>`.
 // The workloads mirror tools/bench/weft_scenarios.cpp; see tools/bench/README.md.
 #[path = "../../common/bench_common.rs"]
@@ -208,7 +208,7 @@ fn task_memory(a: &Args) -> ! {
     let after = rss_bytes();
     let per_task = (after.saturating_sub(before)) as f64 / n as f64;
     let frame = std::mem::size_of_val(&parked_task()) as f64;
-    // Issue 7: resident memory per idle task minus the future (the "frame"), the future reported
+    // The target's measure: resident memory per idle task minus the future (the "frame"), the future reported
     // separately (and the whole resident growth per task too).
     report("task_memory", RT, per_task - frame, "bytes");
     report("task_memory_frame", RT, frame, "bytes");
