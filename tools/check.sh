@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # tools/check.sh — the whole test suite: installs what is missing (as root, with apt), builds every
 # flavor and the sanitizer builds, runs every suite, and stops at the first failure. Each stage
-# prints its wall time. Usage: ./tools/check.sh   (from anywhere; build dirs go under ./build-check/)
+# prints its wall time. Usage: ./tools/check.sh [--quick]   (from anywhere; build dirs go under
+# ./build-check/). --quick, for everyday work: stage 1, then stage 6 with a short fuzz (200 seeds
+# per scenario, 100 with --swarm); a few minutes once the build is there.
 #
 # Stages, in this order, failing fast:
 #   1. build (real + sim + model flavors), then the real flavor's unit tests, examples and tools;
@@ -16,14 +18,25 @@
 #      the peers' packages, builds weft in release and the tokio, async-executor and Asio peers,
 #      runs one round and checks that every runtime printed every figure; never a time).
 # (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
-# confuses TSan and ASan; the sim flavor is checked by its own oracles in stages 5 and 6.)
+# confuses TSan and ASan; the sim flavor is checked by its own oracles in stages 6 and 7.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+quick=0
+case "${1:-}" in
+  "") ;;
+  --quick) quick=1 ;;
+  *) echo "check: unknown argument '$1' (usage: tools/check.sh [--quick])" >&2; exit 2 ;;
+esac
 out="$root/build-check"
 jobs=${WEFT_JOBS:-$(nproc)}
-fuzz_seeds=${WEFT_FUZZ_SEEDS:-2000}   # per scenario; the range [0, fuzz_seeds) is fixed for CI
-swarm_seeds=${WEFT_SWARM_SEEDS:-1000}  # per scenario, with --swarm fault mixes
+if [ "$quick" = 1 ]; then
+  fuzz_seeds=${WEFT_FUZZ_SEEDS:-200}
+  swarm_seeds=${WEFT_SWARM_SEEDS:-100}
+else
+  fuzz_seeds=${WEFT_FUZZ_SEEDS:-2000}   # per scenario; the range [0, fuzz_seeds) is fixed for CI
+  swarm_seeds=${WEFT_SWARM_SEEDS:-1000}  # per scenario, with --swarm fault mixes
+fi
 mkdir -p "$out"
 tally="$out/tally.txt"   # one "passed failed skipped" line per suites() call (meson test counts)
 : > "$tally"
@@ -107,11 +120,6 @@ sim_run() {
   done
 }
 
-stage "build + real unit tests" main_build_and_unit
-stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
-stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-  bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
 # The consumer stage counts as one test in the closing line (it is not a meson test).
 consumer_stage() {
   if "$root/tools/consumer_check.sh" "$out/consumer"; then
@@ -121,13 +129,23 @@ consumer_stage() {
     return 1
   fi
 }
-stage "consumer: the installed library through pkg-config" consumer_stage
-stage "models (Relacy)" suites "$out/main" models
+
+stage "build + real unit tests" main_build_and_unit
+if [ "$quick" = 0 ]; then
+  stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
+  stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
+  stage "consumer: the installed library through pkg-config" consumer_stage
+  stage "models (Relacy)" suites "$out/main" models
+fi
 stage "sim: tests + fuzz smoke ($fuzz_seeds seeds per scenario, $swarm_seeds with --swarm)" sim_run
-if present "$out/main" properties; then
-  stage "properties (rapidcheck over the sim)" suites "$out/main" properties
-else
-  echo "=== stage: properties: SKIPPED (no properties suite in this build)"
+if [ "$quick" = 0 ]; then
+  if present "$out/main" properties; then
+    stage "properties (rapidcheck over the sim)" suites "$out/main" properties
+  else
+    echo "=== stage: properties: SKIPPED (no properties suite in this build)"
+  fi
 fi
 
 # Stage 8 counts as one test in the closing line (it is not a meson test).
@@ -139,11 +157,13 @@ bench_compare_smoke() {
     return 1
   fi
 }
-stage "bench: compare.sh smoke (weft and the peers, tiny counts)" bench_compare_smoke
+if [ "$quick" = 0 ]; then
+  stage "bench: compare.sh smoke (weft and the peers, tiny counts)" bench_compare_smoke
+fi
 
 # The closing line counts meson tests (each gtest/rapidcheck binary, example, model, twin and
-# tool check is one test) and stages 4 and 8 as one each; the fuzz smoke is not counted here, its own lines
-# above report it.
+# tool check is one test) and stages 4 and 8 as one each; the fuzz smoke is not counted here, its
+# own lines above report it.
 read -r passed failed skipped < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$tally")
 echo "check: $passed passed, $failed failed, $skipped skipped"
 if [ "$failed" -ne 0 ]; then
