@@ -162,7 +162,31 @@ TEST(campaign_memory, the_timeless_scenario_really_never_advances_virtual_time) 
   }
 }
 
+// The CLI computes a campaign's seeds as it runs them: a campaign whose list of seeds alone would
+// hold twice the bound starts at once and stops at its first failure without having grown.
+TEST(campaign_memory, a_huge_seed_count_costs_no_memory_up_front) {
+  if (sanitized) GTEST_SKIP() << "sanitizer shadow memory and quarantine are not the simulator's";
+  constexpr std::uint64_t seeds = 2 * weft::sim::campaign_resident_bytes_max / sizeof(std::uint64_t);
+  std::vector<std::string> args = {"weft-sim-memory-tests", "fuzz", "--scenario", "memory_fails_at_once",
+                                   "--seeds", std::to_string(seeds), "--max-failures", "1"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStdout();
+  const int status = weft::sim::cli_main(static_cast<int>(argv.size()), argv.data());
+  const std::string out = testing::internal::GetCapturedStdout();
+  const std::size_t peak = status_bytes("VmHWM");
+  std::printf("fuzz --seeds %llu --max-failures 1: VmHWM %s\n", static_cast<unsigned long long>(seeds),
+              kib(peak).c_str());
+  EXPECT_EQ(status, 1) << out;
+  EXPECT_NE(out.find("fail: seed=0: fails on purpose"), std::string::npos) << out;
+  ASSERT_GT(peak, 0u) << "/proc/self/status has no VmHWM";
+  EXPECT_LE(peak, weft::sim::campaign_resident_bytes_max);
+}
+
 }  // namespace
+
+// Fails every seed at once: a campaign of it ends at its first failure under --max-failures 1.
+WEFT_SIM_SCENARIO(memory_fails_at_once) (weft::sim::context& sim) { sim.fail("fails on purpose"); }
 
 // A user scenario that never sleeps: spawn_worker producers push macrotasks into the main loop,
 // retrying on `full` by yielding the thread, never by a timed wait. Some thread is always ready
