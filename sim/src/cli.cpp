@@ -257,10 +257,9 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
   if (s == nullptr) return 2;
   const shard_spec shard = parse_shard(shard_text);
   const options o = to_options(f);
-  std::vector<std::uint64_t> mine;
-  for (std::uint64_t i = 0; i < seeds; ++i) {
-    if (i % shard.count == shard.index) mine.push_back(start + i);
-  }
+  // This shard's k-th seed (k < mine) is start + shard.index + k * shard.count: computed when it
+  // runs, never listed, so a campaign's memory does not grow with its seed count.
+  const std::uint64_t mine = seeds > shard.index ? (seeds - shard.index - 1) / shard.count + 1 : 0;
   jobs = std::max(1u, jobs);
   std::printf("weft-sim fuzz: scenario=%s seeds=%llu..%llu shard=%llu/%llu jobs=%u %s%s\n", f.scenario.c_str(),
               static_cast<unsigned long long>(start), static_cast<unsigned long long>(start + seeds - 1),
@@ -283,8 +282,8 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
     for (;;) {
       if (stop.load()) return;
       const std::size_t i = next.fetch_add(1);
-      if (i >= mine.size()) return;
-      const std::uint64_t seed = mine[i];
+      if (i >= mine) return;
+      const std::uint64_t seed = start + shard.index + i * shard.count;
       run_result r;
       std::string why;
       if (f.check_determinism) {
@@ -307,7 +306,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
   for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (tty) {
-    while (finished.load() < mine.size() && !stop.load()) {
+    while (finished.load() < mine && !stop.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       const std::size_t done = finished.load();
       std::size_t failed;
@@ -315,7 +314,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
         std::lock_guard<std::mutex> hold(lock);
         failed = failures.size();
       }
-      draw_bar(done, mine.size(), cat("seeds, ", std::to_string(failed), " failures"));
+      draw_bar(done, mine, cat("seeds, ", std::to_string(failed), " failures"));
     }
     std::fprintf(stderr, "\n");
   }
@@ -328,7 +327,7 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
     std::printf("  replay: %s\n", replay_command(program, f.scenario, fl.seed, o).c_str());
   }
   const std::size_t ran = finished.load();
-  if (ran < mine.size()) {
+  if (ran < mine) {
     std::printf("fuzz: stopped after %zu failures (--max-failures)\n", failures.size());
   }
   const double steps = static_cast<double>(total_steps.load());

@@ -13,9 +13,11 @@
 //     When no fiber is ready, Boost.Fiber's dispatcher calls suspend_until(): then the engine
 //     jumps virtual time to the earliest live deadline and wakes those fibers, or — with none —
 //     reports a deadlock with each blocked fiber's site and ends the run.
-//   * The OS thread's main context waits in wait_for_end() and is woken when the last fiber
+//   * The OS thread's main context waits in execute() and is woken when the last fiber
 //     exits or the run is aborted (deadlock, livelock). An aborted run's fibers are never
 //     resumed again; `poisoned()` tells the runner that this OS thread now carries them.
+//   * Before execute() returns, the main context yields once to Boost.Fiber's dispatcher, the only
+//     place that frees finished fibers and their stacks, so no run leaves its fibers to the next.
 //
 // Random streams (all split from the seed with splitmix64): schedule, fault, scenario, entropy,
 // swarm. Separate streams keep, for example, a scenario's picks from shifting the schedule.
@@ -154,6 +156,7 @@ class engine {
   void switch_to(detail::fiber_record* f) noexcept;
   void fiber_main(detail::fiber_record* f, std::function<void()>& fn) noexcept;
   void fiber_exited(detail::fiber_record* f) noexcept;
+  void release_finished_fibers() noexcept;
   void abort_run() noexcept;
   [[noreturn]] void abandon_current() noexcept;
   void record_task(std::uint64_t task, std::uint64_t id, std::uint8_t event, const char* name,

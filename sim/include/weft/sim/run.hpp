@@ -6,6 +6,7 @@
 // abandoned and that simulator thread is retired at exit without being joined (see runner.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -39,5 +40,12 @@ struct run_result {
 };
 
 run_result run(const scenario& s, std::uint64_t seed, const options& o);
+
+// The resident memory (VmHWM) a fuzz campaign of the built-in scenarios stays under, per process,
+// at any seed count and with one or two jobs: a run's fibers, stacks and heap objects are all
+// released before run() returns, so memory does not grow from seed to seed. Seeds that deadlock
+// or livelock are the exception (their fibers are abandoned; `fuzz --max-failures` bounds them).
+// campaign_memory_test checks it.
+inline constexpr std::size_t campaign_resident_bytes_max = std::size_t{64} << 20;
 
 }  // namespace weft::sim
