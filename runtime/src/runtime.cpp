@@ -54,11 +54,27 @@ namespace detail {
 // ---- runtime_core -----------------------------------------------------------------------------
 
 runtime_core::runtime_core(runtime_config config) : config_(std::move(config)) {
-  if (config_.workers == 0) config_.workers = platform::hardware_concurrency();
+  const std::string range = "; accepted: 1 to " + std::to_string(runtime_config::workers_max);
+  if (!config_.workers) {
+    const std::size_t cores = platform::hardware_concurrency();
+    if (cores == 0 || cores > runtime_config::workers_max) {
+      throw usage_error("runtime::builder: the default worker count (one per core, " + std::to_string(cores) +
+                        ") is out of range" + range + "; set workers()");
+    }
+    config_.workers = cores;
+  }
+  if (*config_.workers == 0 || *config_.workers > runtime_config::workers_max) {
+    throw usage_error("runtime::builder: workers(" + std::to_string(*config_.workers) + ") is out of range" + range +
+                      " (leave it unset for one per core)");
+  }
   if (!config_.telemetry) config_.telemetry = noop_telemetry();
-  if (config_.inbox_capacity == 0) throw usage_error("runtime: inbox capacity must be at least 1");
+  if (config_.inbox_capacity == 0) {
+    throw usage_error("runtime::builder: inbox_capacity(0) is out of range; accepted: at least 1");
+  }
   if (config_.blocking_max_threads == 0 || config_.blocking_max_queued == 0) {
-    throw usage_error("runtime: blocking capacity needs at least 1 thread and 1 queued callback");
+    throw usage_error("runtime::builder: blocking_capacity(" + std::to_string(config_.blocking_max_threads) + ", " +
+                      std::to_string(config_.blocking_max_queued) +
+                      ") is out of range; accepted: at least 1 thread and at least 1 queued callback");
   }
 }
 
@@ -72,7 +88,7 @@ std::optional<std::size_t> runtime_core::current_worker() const noexcept {
 }
 
 void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
-  const std::size_t n = config_.workers;
+  const std::size_t n = *config_.workers;  // set and checked by the constructor
   if (config_.pin_workers) {
     // The CPUs the building thread may use: worker i gets the i-th of them (modulo).
     const std::vector<unsigned> cpus = platform::allowed_cpus();

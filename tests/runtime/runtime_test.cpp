@@ -1,4 +1,4 @@
-// tests/runtime/runtime_test.cpp — weft::runtime: the builder's options,
+// tests/runtime/runtime_test.cpp — weft::runtime: the builder's options and their ranges,
 // startup readiness, start_error, block_on, and what a stopped or moved-from runtime answers.
 #include <gtest/gtest.h>
 
@@ -62,6 +62,45 @@ TEST(runtime_builder, worker_scheduler_rejects_an_index_out_of_range) {
   auto rt = weft::runtime::builder().workers(2).build();
   const std::string what = weft_test::usage_error_message([&] { (void)rt.worker_scheduler(2); });
   EXPECT_NE(what.find("worker_scheduler(2): no such worker; the runtime has 2"), std::string::npos) << what;
+}
+
+TEST(runtime_builder, zero_workers_is_a_usage_error_naming_the_value_and_the_range) {
+  const std::string what = weft_test::usage_error_message([] { (void)weft::runtime::builder().workers(0).build(); });
+  EXPECT_NE(what.find("workers(0) is out of range; accepted: 1 to 8192"), std::string::npos) << what;
+}
+
+TEST(runtime_builder, more_workers_than_the_maximum_is_a_usage_error) {
+  static_assert(weft::runtime::builder::workers_max == 8'192);
+  const std::string what = weft_test::usage_error_message(
+      [] { (void)weft::runtime::builder().workers(weft::runtime::builder::workers_max + 1).build(); });
+  EXPECT_NE(what.find("workers(8193) is out of range; accepted: 1 to 8192"), std::string::npos) << what;
+  // A wrapped negative count is refused the same way, before any thread starts.
+  const std::string wrapped = weft_test::usage_error_message([] { (void)weft::runtime::builder().workers(static_cast<std::size_t>(-1)).build(); });
+  EXPECT_NE(wrapped.find("is out of range"), std::string::npos) << wrapped;
+}
+
+TEST(runtime_builder, zero_capacities_are_usage_errors_naming_the_knob_and_the_values) {
+  const std::string inbox = weft_test::usage_error_message([] { (void)weft::runtime::builder().inbox_capacity(0).build(); });
+  EXPECT_NE(inbox.find("inbox_capacity(0) is out of range; accepted: at least 1"), std::string::npos) << inbox;
+  const std::string threads =
+      weft_test::usage_error_message([] { (void)weft::runtime::builder().blocking_capacity(0, 5).build(); });
+  EXPECT_NE(threads.find("blocking_capacity(0, 5) is out of range"), std::string::npos) << threads;
+  const std::string queued =
+      weft_test::usage_error_message([] { (void)weft::runtime::builder().blocking_capacity(3, 0).build(); });
+  EXPECT_NE(queued.find("blocking_capacity(3, 0) is out of range"), std::string::npos) << queued;
+}
+
+TEST(runtime_builder, one_builder_builds_independent_runtimes) {
+  const auto b = weft::runtime::builder().workers(2);
+  auto first = b.build();
+  auto second = b.build();
+  EXPECT_EQ(first.worker_count(), 2u);
+  EXPECT_EQ(second.worker_count(), 2u);
+  EXPECT_TRUE(std::move(first).stop().is_complete());
+  // Stopping one leaves the other running.
+  EXPECT_FALSE(second.stop_requested());
+  EXPECT_LT(second.block_on([] { return report_worker(); }), 2u);
+  EXPECT_TRUE(std::move(second).stop().is_complete());
 }
 
 TEST(runtime_builder, inbox_capacity_bounds_each_worker_inbox) {

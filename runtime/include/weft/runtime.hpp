@@ -52,7 +52,10 @@ class runtime {
  public:
   class builder {
    public:
-    // Number of workers (0, the default: one per available core).
+    static constexpr std::size_t workers_max = detail::runtime_config::workers_max;
+
+    // Number of workers, 1 to workers_max; left unset, one per available core. build() throws
+    // usage_error, naming the value and the range, for a count outside it (0 included).
     builder& workers(std::size_t n) noexcept {
       config_.workers = n;
       return *this;
@@ -61,7 +64,8 @@ class runtime {
       config_.blocking = policy;
       return *this;
     }
-    // Per pool: at most `max_threads` threads and `max_queued` waiting callbacks (both >= 1).
+    // Per pool: at most `max_threads` threads and `max_queued` waiting callbacks (both >= 1;
+    // build() throws usage_error, naming the values, otherwise).
     builder& blocking_capacity(std::size_t max_threads, std::size_t max_queued) noexcept {
       config_.blocking_max_threads = max_threads;
       config_.blocking_max_queued = max_queued;
@@ -80,12 +84,14 @@ class runtime {
       config_.pin_workers = on;
       return *this;
     }
-    // Capacity of each worker's remote inbox (>= 1).
+    // Capacity of each worker's remote inbox (>= 1; build() throws usage_error otherwise).
     builder& inbox_capacity(std::size_t n) noexcept {
       config_.inbox_capacity = n;
       return *this;
     }
-    // Starts the workers; returns once all are ready. Throws start_error.
+    // Starts the workers; returns once all are ready. Throws usage_error for a knob out of
+    // range (before any thread starts) and start_error. A builder may build any number of
+    // runtimes; each has its own workers.
     runtime build() const;
 
    private:
