@@ -7,7 +7,8 @@
 //   4. drain(deadline) on work that will not finish   timed_out, nothing aborted; the work may
 //                                                     still finish, then stop() is complete
 //   5. request_stop() from a worker                   never waits; the owner's stop() then reports
-//   6. stop() from a worker                           error: called_from_worker (no deadlock)
+//   6. stop() from a worker                           error: called_from_worker (no deadlock);
+//                                                     the owner's stop() then reports complete
 // Exits non-zero on a wrong result.
 #include <weft/weft.hpp>
 
@@ -130,8 +131,12 @@ int main() {
     weft::runtime* raw = rt.get();
     auto inside = rt->scheduler().spawn([raw]() -> weft::task<weft::stop_outcome> { co_return std::move(*raw).stop(); });
     const auto out = inside.join().value();
-    std::printf("6. stop from a worker: %s\n", out.is_error() ? weft::to_string(out.error_reason()) : "?");
+    std::printf("6. stop from a worker: %s\n", weft::to_string(out).c_str());
     ok = ok && out.is_error() && out.error_reason() == weft::stop_error::called_from_worker;
+    // The refusal only requested the stop; the owner's stop() here waits and says what it did.
+    const auto owners = std::move(*rt).stop();
+    std::printf("   then the owner's stop: %s\n", weft::to_string(owners).c_str());
+    ok = ok && owners.is_complete();
   }
 
   if (!ok) {

@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include <weft/platform/fault.hpp>
@@ -53,11 +54,27 @@ namespace detail {
 // ---- runtime_core -----------------------------------------------------------------------------
 
 runtime_core::runtime_core(runtime_config config) : config_(std::move(config)) {
-  if (config_.workers == 0) config_.workers = platform::hardware_concurrency();
+  const std::string range = "; accepted: 1 to " + std::to_string(runtime_config::workers_max);
+  if (!config_.workers) {
+    const std::size_t cores = platform::hardware_concurrency();
+    if (cores == 0 || cores > runtime_config::workers_max) {
+      throw usage_error("runtime::builder: the default worker count (one per core, " + std::to_string(cores) +
+                        ") is out of range" + range + "; set workers()");
+    }
+    config_.workers = cores;
+  }
+  if (*config_.workers == 0 || *config_.workers > runtime_config::workers_max) {
+    throw usage_error("runtime::builder: workers(" + std::to_string(*config_.workers) + ") is out of range" + range +
+                      " (leave it unset for one per core)");
+  }
   if (!config_.telemetry) config_.telemetry = noop_telemetry();
-  if (config_.inbox_capacity == 0) throw usage_error("runtime: inbox capacity must be at least 1");
+  if (config_.inbox_capacity == 0) {
+    throw usage_error("runtime::builder: inbox_capacity(0) is out of range; accepted: at least 1");
+  }
   if (config_.blocking_max_threads == 0 || config_.blocking_max_queued == 0) {
-    throw usage_error("runtime: blocking capacity needs at least 1 thread and 1 queued callback");
+    throw usage_error("runtime::builder: blocking_capacity(" + std::to_string(config_.blocking_max_threads) + ", " +
+                      std::to_string(config_.blocking_max_queued) +
+                      ") is out of range; accepted: at least 1 thread and at least 1 queued callback");
   }
 }
 
@@ -71,7 +88,7 @@ std::optional<std::size_t> runtime_core::current_worker() const noexcept {
 }
 
 void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
-  const std::size_t n = config_.workers;
+  const std::size_t n = *config_.workers;  // set and checked by the constructor
   if (config_.pin_workers) {
     // The CPUs the building thread may use: worker i gets the i-th of them (modulo).
     const std::vector<unsigned> cpus = platform::allowed_cpus();
@@ -279,6 +296,9 @@ runtime runtime::builder::build() const {
   return runtime(std::move(core));
 }
 
+runtime::runtime(runtime&& other) noexcept
+    : core_(std::move(other.core_)), stopped_(std::exchange(other.stopped_, std::nullopt)) {}
+
 runtime& runtime::operator=(runtime&& other) noexcept {
   if (this != &other) {
     shut_down_and_wait();
@@ -290,13 +310,30 @@ runtime& runtime::operator=(runtime&& other) noexcept {
 
 runtime::~runtime() { shut_down_and_wait(); }
 
+namespace {
+constexpr const char* moved_from_state = " on a moved-from runtime (it owns no workers)";
+
+// The usage_error for worker `index` of a runtime that has `count` of them.
+usage_error no_such_worker(const char* call, std::size_t index, std::size_t count) {
+  return usage_error(std::string("runtime::") + call + "(" + std::to_string(index) + "): no such worker; the runtime has " +
+                     std::to_string(count));
+}
+}  // namespace
+
+void runtime::check_running(const char* call) const {
+  if (stopped_) throw usage_error(std::string("runtime::") + call + " on a stopped runtime (its stop() has returned)");
+  if (!core_) throw usage_error(std::string("runtime::") + call + moved_from_state);
+}
+
 weft::scheduler runtime::worker_scheduler(std::size_t index) const {
-  if (!core_ || index >= core_->worker_count()) throw usage_error("runtime::worker_scheduler: no such worker");
+  if (!core_) throw usage_error(std::string("runtime::worker_scheduler") + moved_from_state);
+  if (index >= core_->worker_count()) throw no_such_worker("worker_scheduler", index, core_->worker_count());
   return weft::scheduler(core_, index);
 }
 
 std::optional<unsigned> runtime::worker_cpu(std::size_t index) const {
-  if (!core_ || index >= core_->worker_count()) throw usage_error("runtime::worker_cpu: no such worker");
+  if (!core_) throw usage_error(std::string("runtime::worker_cpu") + moved_from_state);
+  if (index >= core_->worker_count()) throw no_such_worker("worker_cpu", index, core_->worker_count());
   return core_->worker_cpu(index);
 }
 
@@ -317,6 +354,7 @@ std::optional<stop_error> cannot_wait_here(const detail::runtime_core* core) noe
 void runtime::shut_down_and_wait() noexcept {
   if (!core_) return;
   std::shared_ptr<detail::runtime_core> core = std::move(core_);
+  if (stopped_) return;  // a stop() already waited for everything
   if (cannot_wait_here(core.get())) {
     core->orphan();
   } else {
@@ -327,18 +365,18 @@ void runtime::shut_down_and_wait() noexcept {
 stop_outcome runtime::stop() && {
   if (stopped_) return *stopped_;
   if (!core_) return stop_outcome::make_complete();  // moved from: nothing of ours to stop
-  std::shared_ptr<detail::runtime_core> core = std::move(core_);
-  if (const auto reason = cannot_wait_here(core.get())) {
-    core->orphan();
-    stopped_ = stop_outcome::make_error(*reason);
-  } else {
-    stopped_ = stop_outcome::from_counts(core->wait_stopped());
+  if (const auto reason = cannot_wait_here(core_.get())) {
+    // Only the request: the runtime stays this object's, so that its owner's stop() (or
+    // destructor) on a thread that can wait still waits and reports what shutdown did.
+    core_->request_stop();
+    return stop_outcome::make_error(*reason);
   }
+  stopped_ = stop_outcome::from_counts(core_->wait_stopped());
   return *stopped_;
 }
 
 drain_outcome runtime::drain(std::optional<duration> deadline) {
-  if (!core_) return drain_outcome::drained;
+  check_running("drain");
   if (cannot_wait_here(core_.get())) throw usage_error("runtime::drain would deadlock on this thread");
   std::optional<instant> until;
   if (deadline) until = platform::clock::now() + *deadline;
@@ -348,12 +386,12 @@ drain_outcome runtime::drain(std::optional<duration> deadline) {
 }
 
 stop_outcome runtime::stop_graceful(std::optional<duration> deadline) && {
-  if (core_ && !cannot_wait_here(core_.get())) (void)drain(deadline);
+  if (core_ && !stopped_ && !cannot_wait_here(core_.get())) (void)drain(deadline);
   return std::move(*this).stop();
 }
 
 void runtime::check_block_on_caller() const {
-  if (!core_) throw usage_error("runtime::block_on on a moved-from runtime");
+  check_running("block_on");
   if (core_->current_worker()) throw usage_error("runtime::block_on on one of the runtime's workers would block it");
 }
 

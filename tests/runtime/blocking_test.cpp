@@ -259,7 +259,10 @@ TEST(blocking, stop_from_inside_a_blocking_callback_is_an_error_not_a_deadlock) 
   const weft::stop_outcome out = future.get();
   ASSERT_TRUE(out.is_error());
   EXPECT_EQ(out.error_reason(), weft::stop_error::called_from_blocking_callback);
-  // Shutdown was requested all the same: the runtime refuses work.
-  EXPECT_TRUE(rt->worker_count() == 0);  // stop() consumed the runtime
-  rt.reset();  // a moved-from runtime: nothing to wait for
+  // Shutdown was requested all the same, and the runtime is still the owner's to stop: its
+  // stop() here waits and reports the real outcome, not the refusal.
+  EXPECT_TRUE(rt->stop_requested());
+  EXPECT_EQ(rt->worker_count(), 2u);
+  const weft::stop_outcome owners = std::move(*rt).stop();
+  EXPECT_FALSE(owners.is_error()) << weft::to_string(owners);
 }

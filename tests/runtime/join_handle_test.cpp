@@ -5,6 +5,7 @@
 #include <atomic>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -181,6 +182,17 @@ TEST(join_handle, a_moved_handle_delivers_the_result_and_the_source_is_empty) {
   EXPECT_FALSE(a.valid());  // NOLINT(bugprone-use-after-move): the moved-from state
   loop.run();
   EXPECT_EQ(b.join().value(), 6);
+}
+
+TEST(join_handle, joining_a_handle_that_never_had_a_task_does_not_claim_a_result_was_taken) {
+  weft::join_handle<int> never;
+  std::string what;
+  try {
+    (void)never.join();
+  } catch (const weft::usage_error& e) {
+    what = e.what();
+  }
+  EXPECT_NE(what.find("empty join_handle (default-constructed, moved from, detached"), std::string::npos) << what;
 }
 
 TEST(join_handle, a_rejected_handle_reports_rejected) {

@@ -1,5 +1,5 @@
-// tests/runtime/runtime_test.cpp — weft::runtime: the builder's options, startup readiness,
-// start_error, block_on.
+// tests/runtime/runtime_test.cpp — weft::runtime: the builder's options and their ranges,
+// startup readiness, start_error, block_on, and what a stopped or moved-from runtime answers.
 #include <gtest/gtest.h>
 
 #include <sys/resource.h>
@@ -60,7 +60,47 @@ TEST(runtime_builder, build_returns_with_every_worker_accepting_work) {
 
 TEST(runtime_builder, worker_scheduler_rejects_an_index_out_of_range) {
   auto rt = weft::runtime::builder().workers(2).build();
-  EXPECT_THROW((void)rt.worker_scheduler(2), weft::usage_error);
+  const std::string what = weft_test::usage_error_message([&] { (void)rt.worker_scheduler(2); });
+  EXPECT_NE(what.find("worker_scheduler(2): no such worker; the runtime has 2"), std::string::npos) << what;
+}
+
+TEST(runtime_builder, zero_workers_is_a_usage_error_naming_the_value_and_the_range) {
+  const std::string what = weft_test::usage_error_message([] { (void)weft::runtime::builder().workers(0).build(); });
+  EXPECT_NE(what.find("workers(0) is out of range; accepted: 1 to 8192"), std::string::npos) << what;
+}
+
+TEST(runtime_builder, more_workers_than_the_maximum_is_a_usage_error) {
+  static_assert(weft::runtime::builder::workers_max == 8'192);
+  const std::string what = weft_test::usage_error_message(
+      [] { (void)weft::runtime::builder().workers(weft::runtime::builder::workers_max + 1).build(); });
+  EXPECT_NE(what.find("workers(8193) is out of range; accepted: 1 to 8192"), std::string::npos) << what;
+  // A wrapped negative count is refused the same way, before any thread starts.
+  const std::string wrapped = weft_test::usage_error_message([] { (void)weft::runtime::builder().workers(static_cast<std::size_t>(-1)).build(); });
+  EXPECT_NE(wrapped.find("is out of range"), std::string::npos) << wrapped;
+}
+
+TEST(runtime_builder, zero_capacities_are_usage_errors_naming_the_knob_and_the_values) {
+  const std::string inbox = weft_test::usage_error_message([] { (void)weft::runtime::builder().inbox_capacity(0).build(); });
+  EXPECT_NE(inbox.find("inbox_capacity(0) is out of range; accepted: at least 1"), std::string::npos) << inbox;
+  const std::string threads =
+      weft_test::usage_error_message([] { (void)weft::runtime::builder().blocking_capacity(0, 5).build(); });
+  EXPECT_NE(threads.find("blocking_capacity(0, 5) is out of range"), std::string::npos) << threads;
+  const std::string queued =
+      weft_test::usage_error_message([] { (void)weft::runtime::builder().blocking_capacity(3, 0).build(); });
+  EXPECT_NE(queued.find("blocking_capacity(3, 0) is out of range"), std::string::npos) << queued;
+}
+
+TEST(runtime_builder, one_builder_builds_independent_runtimes) {
+  const auto b = weft::runtime::builder().workers(2);
+  auto first = b.build();
+  auto second = b.build();
+  EXPECT_EQ(first.worker_count(), 2u);
+  EXPECT_EQ(second.worker_count(), 2u);
+  EXPECT_TRUE(std::move(first).stop().is_complete());
+  // Stopping one leaves the other running.
+  EXPECT_FALSE(second.stop_requested());
+  EXPECT_LT(second.block_on([] { return report_worker(); }), 2u);
+  EXPECT_TRUE(std::move(second).stop().is_complete());
 }
 
 TEST(runtime_builder, inbox_capacity_bounds_each_worker_inbox) {
@@ -189,6 +229,60 @@ TEST(runtime_block_on, on_a_worker_is_a_usage_error) {
   auto r = h.join();
   ASSERT_TRUE(r);
   EXPECT_TRUE(*r);
+}
+
+TEST(runtime_lifecycle, calls_after_stop_say_the_runtime_is_stopped) {
+  auto rt = weft::runtime::builder().workers(2).build();
+  const weft::stop_outcome out = std::move(rt).stop();
+  ASSERT_TRUE(out.is_complete());
+  const std::string block_on =
+      weft_test::usage_error_message([&] { (void)rt.block_on([]() -> weft::task<int> { co_return 1; }); });
+  EXPECT_NE(block_on.find("runtime::block_on on a stopped runtime"), std::string::npos) << block_on;
+  const std::string drain = weft_test::usage_error_message([&] { (void)rt.drain(); });
+  EXPECT_NE(drain.find("runtime::drain on a stopped runtime"), std::string::npos) << drain;
+  // It still answers for the runtime it was: stopped, two workers, schedulers that refuse.
+  EXPECT_TRUE(rt.stop_requested());
+  EXPECT_TRUE(rt.operations().stop_requested());
+  EXPECT_EQ(rt.worker_count(), 2u);
+  for (weft::scheduler s : {rt.scheduler(), rt.worker_scheduler(1)}) {
+    auto r = s.spawn([] { return report_worker(); }).join();
+    ASSERT_FALSE(r);
+    EXPECT_TRUE(r.error().is_rejected());
+    EXPECT_EQ(r.error().rejection_reason(), weft::queue_error::closed);
+  }
+  EXPECT_EQ(std::move(rt).stop(), out);
+  EXPECT_EQ(std::move(rt).stop_graceful(), out);
+}
+
+TEST(runtime_lifecycle, calls_on_a_moved_from_runtime_say_it_was_moved_from) {
+  auto rt = weft::runtime::builder().workers(1).build();
+  auto owner = std::move(rt);
+  const std::string block_on =
+      weft_test::usage_error_message([&] { (void)rt.block_on([]() -> weft::task<int> { co_return 1; }); });
+  EXPECT_NE(block_on.find("runtime::block_on on a moved-from runtime"), std::string::npos) << block_on;
+  const std::string drain = weft_test::usage_error_message([&] { (void)rt.drain(); });
+  EXPECT_NE(drain.find("runtime::drain on a moved-from runtime"), std::string::npos) << drain;
+  const std::string sched = weft_test::usage_error_message([&] { (void)rt.worker_scheduler(0); });
+  EXPECT_NE(sched.find("runtime::worker_scheduler on a moved-from runtime"), std::string::npos) << sched;
+  const std::string cpu = weft_test::usage_error_message([&] { (void)rt.worker_cpu(0); });
+  EXPECT_NE(cpu.find("runtime::worker_cpu on a moved-from runtime"), std::string::npos) << cpu;
+  EXPECT_EQ(rt.worker_count(), 0u);
+  EXPECT_FALSE(rt.stop_requested());
+  EXPECT_EQ(owner.block_on([] { return report_worker(); }), 0u);  // the runtime lives on in `owner`
+  EXPECT_TRUE(std::move(owner).stop().is_complete());
+}
+
+TEST(runtime_lifecycle, moving_a_stopped_runtime_moves_the_stopped_state) {
+  auto rt = weft::runtime::builder().workers(1).build();
+  ASSERT_TRUE(std::move(rt).stop().is_complete());
+  auto later = std::move(rt);
+  const std::string at_source =
+      weft_test::usage_error_message([&] { (void)rt.block_on([]() -> weft::task<int> { co_return 1; }); });
+  EXPECT_NE(at_source.find("moved-from runtime"), std::string::npos) << at_source;
+  const std::string at_target =
+      weft_test::usage_error_message([&] { (void)later.block_on([]() -> weft::task<int> { co_return 1; }); });
+  EXPECT_NE(at_target.find("stopped runtime"), std::string::npos) << at_target;
+  EXPECT_TRUE(std::move(later).stop().is_complete());
 }
 
 TEST(runtime_builder, move_assignment_stops_the_replaced_runtime) {

@@ -3,13 +3,15 @@
 //   flag           a one-shot signal between threads; waits are bounded by a generous limit so a
 //                  broken runtime fails a test instead of hanging the suite;
 //   wait_for_flag  a leaf that lets a task wait for a flag without blocking its worker;
-//   on_worker()    the index of the worker running the caller (a task), checked.
+//   on_worker()    the index of the worker running the caller (a task), checked;
+//   usage_error_message  what a call's usage_error says.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <mutex>
+#include <string>
 
 #include "support.hpp"
 
@@ -47,6 +49,18 @@ inline std::size_t on_worker() {
   weft::builtins* b = weft::builtins::try_current();
   EXPECT_NE(b, nullptr);
   return b ? b->worker().index : static_cast<std::size_t>(-1);
+}
+
+// The message of the usage_error `call` throws; fails the test and returns "" if it throws none.
+template <class F>
+std::string usage_error_message(F&& call) {
+  try {
+    call();
+  } catch (const weft::usage_error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no usage_error";
+  return {};
 }
 
 }  // namespace weft_test

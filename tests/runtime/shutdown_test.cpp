@@ -150,7 +150,29 @@ TEST(shutdown, stop_from_a_worker_returns_the_error_and_the_runtime_still_shuts_
   ASSERT_FALSE(b);
   EXPECT_TRUE(b.error().is_cancelled());
   EXPECT_TRUE(weft_test::eventually([&] { return bystander.frame->drops.load() == 1; }, weft_test::generous));
-  rt.reset();  // moved-from: nothing to wait for
+  rt.reset();  // the owner's destructor, on a thread that can wait
+}
+
+TEST(shutdown, a_stop_refused_on_a_worker_leaves_the_owner_stop_its_real_outcome) {
+  auto rt = weft::runtime::builder().workers(2).build();
+  weft::runtime* raw = &rt;
+  parked bystander;
+  auto bystander_handle = rt.worker_scheduler(1).spawn(bystander.factory());
+  ASSERT_TRUE(bystander.wait_parked());
+  auto refused = rt.worker_scheduler(0)
+                     .spawn([raw]() -> weft::task<weft::stop_outcome> { co_return std::move(*raw).stop(); })
+                     .join();
+  ASSERT_TRUE(refused);
+  ASSERT_TRUE(refused->is_error());
+  EXPECT_EQ(refused->error_reason(), weft::stop_error::called_from_worker);
+  // The owner, on its own thread, waits and hears what the shutdown did: the bystander was
+  // cancelled. The refusal is not repeated.
+  const weft::stop_outcome out = std::move(rt).stop();
+  EXPECT_FALSE(out.is_error()) << weft::to_string(out);
+  ASSERT_TRUE(out.is_incomplete()) << weft::to_string(out);
+  EXPECT_EQ(out.counts().tasks_cancelled, 1u);
+  EXPECT_TRUE(bystander_handle.join().error().is_cancelled());
+  EXPECT_EQ(std::move(rt).stop(), out);  // the stop that waited is the one repeated
 }
 
 TEST(shutdown, the_destructor_on_a_worker_does_not_wait) {

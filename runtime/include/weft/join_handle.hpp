@@ -13,6 +13,7 @@
 #include <weft/compiler_support.hpp>
 
 #include <optional>
+#include <string>
 #include <utility>
 
 #include <weft/detail/task_cell.hpp>
@@ -78,7 +79,7 @@ class [[nodiscard]] join_handle {
   // Leaf protocol (co_await inside a task).
   bool poll_ready(const waker& w) {
     if (result_) return true;
-    if (!cell_) throw usage_error("awaiting an empty join_handle (its result was already taken)");
+    if (!cell_) throw usage_error(std::string("awaiting ") + empty_handle_state);
     if (!cell_->poll_join(w, result_)) return false;
     release_cell(/*taken=*/true);
     return true;
@@ -105,7 +106,7 @@ class [[nodiscard]] join_handle {
       const waker w = parker->make_waker();
       while (!poll_ready(w)) parker->park();
     }
-    if (!result_) throw usage_error("joining an empty join_handle (its result was already taken)");
+    if (!result_) throw usage_error(std::string("joining ") + empty_handle_state);
     return await_resume();
   }
 
@@ -124,6 +125,10 @@ class [[nodiscard]] join_handle {
     cell_->drop_join_interest(taken);
     std::exchange(cell_, nullptr)->release();
   }
+
+  // The handle cannot tell which of these emptied it; the message names them all.
+  static constexpr const char* empty_handle_state =
+      "an empty join_handle (default-constructed, moved from, detached, or its result already taken)";
 
   detail::task_cell<T>* cell_ = nullptr;
   std::optional<output_type> result_;

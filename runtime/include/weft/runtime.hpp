@@ -8,10 +8,11 @@
 // only when every worker is ready, and throws start_error (after stopping the workers it did
 // start) if a thread cannot be started.
 //
-// Shutdown: request_stop() never waits and is idempotent. stop() consumes the runtime, waits and
+// Shutdown: request_stop() never waits and is idempotent. stop() ends the runtime, waits and
 // reports: complete, incomplete (with what was cancelled or discarded), or error when called from
-// one of the runtime's workers or blocking callbacks (then it requests the stop but cannot wait).
-// The destructor requests and waits, except in those contexts. Shutdown closes admission first
+// one of the runtime's workers or blocking callbacks (then it requests the stop but cannot wait,
+// and leaves the runtime as it was: a later stop() on a thread that can wait reports the real
+// outcome). The destructor requests and waits, except in those contexts, where it detaches. Shutdown closes admission first
 // (later submissions are rejected and their factories never run), cancels unfinished tasks on
 // their own worker, destroys queued blocking callbacks unrun and lets running ones finish.
 // drain() is the graceful variant: admission closes and it waits for every accepted task and
@@ -53,7 +54,10 @@ class runtime {
  public:
   class builder {
    public:
-    // Number of workers (0, the default: one per available core).
+    static constexpr std::size_t workers_max = detail::runtime_config::workers_max;
+
+    // Number of workers, 1 to workers_max; left unset, one per available core. build() throws
+    // usage_error, naming the value and the range, for a count outside it (0 included).
     builder& workers(std::size_t n) noexcept {
       config_.workers = n;
       return *this;
@@ -62,7 +66,8 @@ class runtime {
       config_.blocking = policy;
       return *this;
     }
-    // Per pool: at most `max_threads` threads and `max_queued` waiting callbacks (both >= 1).
+    // Per pool: at most `max_threads` threads and `max_queued` waiting callbacks (both >= 1;
+    // build() throws usage_error, naming the values, otherwise).
     builder& blocking_capacity(std::size_t max_threads, std::size_t max_queued) noexcept {
       config_.blocking_max_threads = max_threads;
       config_.blocking_max_queued = max_queued;
@@ -81,19 +86,23 @@ class runtime {
       config_.pin_workers = on;
       return *this;
     }
-    // Capacity of each worker's remote inbox (>= 1).
+    // Capacity of each worker's remote inbox (>= 1; build() throws usage_error otherwise).
     builder& inbox_capacity(std::size_t n) noexcept {
       config_.inbox_capacity = n;
       return *this;
     }
-    // Starts the workers; returns once all are ready. Throws start_error.
+    // Starts the workers; returns once all are ready. Throws usage_error for a knob out of
+    // range (before any thread starts) and start_error. A builder may build any number of
+    // runtimes; each has its own workers.
     runtime build() const;
 
    private:
     detail::runtime_config config_;
   };
 
-  runtime(runtime&&) noexcept = default;
+  // The moved-from runtime owns nothing: its stop() is complete, and calls that need workers
+  // throw usage_error saying it was moved from.
+  runtime(runtime&& other) noexcept;
   runtime& operator=(runtime&& other) noexcept;
   runtime(const runtime&) = delete;
   runtime& operator=(const runtime&) = delete;
@@ -101,9 +110,11 @@ class runtime {
 
   // Places work on a worker the runtime picks.
   weft::scheduler scheduler() const noexcept { return weft::scheduler(core_, scheduler::any_worker); }
-  // The scheduler of worker `index` (submits to that worker from anywhere).
+  // The scheduler of worker `index` (submits to that worker from anywhere). After stop() it
+  // answers like every scheduler then: rejected, closed.
   weft::scheduler worker_scheduler(std::size_t index) const;
   runtime_operations operations() const noexcept { return runtime_operations(core_); }
+  // The number of workers it was built with (after stop() too); 0 once moved from.
   std::size_t worker_count() const noexcept { return core_ ? core_->worker_count() : 0; }
   // The CPU worker `index` is pinned to (builder::pin_workers), or nullopt when not pinned.
   std::optional<unsigned> worker_cpu(std::size_t index) const;
@@ -113,9 +124,11 @@ class runtime {
 
   // Graceful: closes admission, then waits until every accepted task and blocking callback has
   // finished (or `deadline` passed). The runtime keeps running either way; nothing is aborted.
+  // Throws usage_error on a worker or blocking callback (it would deadlock), after stop() and on
+  // a moved-from runtime.
   drain_outcome drain(std::optional<duration> deadline = std::nullopt);
-  // Waits and reports. See the head of this file. Calling it again on the same object returns
-  // the first call's outcome.
+  // Waits and reports. See the head of this file. Once a stop() has waited, later calls on the
+  // same object return its outcome; a refused stop (error) records nothing.
   stop_outcome stop() &&;
   // drain(deadline), then stop(): whatever the deadline left unfinished is cancelled then.
   stop_outcome stop_graceful(std::optional<duration> deadline = std::nullopt) &&;
@@ -123,7 +136,8 @@ class runtime {
   // Runs `t` on a worker and blocks the calling thread until it finished; returns its value or
   // rethrows what it threw (task_failed if it was cancelled or rejected). `t` may borrow the
   // caller's locals: its frame is destroyed on the worker before block_on returns or throws.
-  // Throws usage_error on a worker of this runtime (it would block the worker).
+  // Throws usage_error on a worker of this runtime (it would block the worker), after stop() and
+  // on a moved-from runtime, each saying which.
   template <class T>
   T block_on(task<T> t) {
     return block_on_work(std::move(t));
@@ -146,10 +160,14 @@ class runtime {
     if (!result) result.error().rethrow();
     if constexpr (!std::is_void_v<T>) return std::move(result).value();
   }
+  // Throws usage_error naming the state when this runtime cannot run work: stopped or moved from.
+  void check_running(const char* call) const;
   void shut_down_and_wait() noexcept;
 
+  // Null only once moved from; a stopped runtime keeps its core, so that its schedulers,
+  // operations and counts go on answering for the runtime it was.
   std::shared_ptr<detail::runtime_core> core_;
-  std::optional<stop_outcome> stopped_;  // what the first stop() reported; later calls repeat it
+  std::optional<stop_outcome> stopped_;  // what the stop() that waited reported; later calls repeat it
 };
 
 }  // namespace weft

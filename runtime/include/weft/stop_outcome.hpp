@@ -1,9 +1,14 @@
 // weft/stop_outcome.hpp — what stopping a runtime achieved.
+//
+// Each enum here has a to_string (constexpr, the enumerator's own name, "unknown" for a value
+// outside the enum), like join_error's and queue_error's; stop_counts and stop_outcome have one
+// that spells out the counts or the reason too.
 #pragma once
 
 #include <weft/compiler_support.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace weft {
 
@@ -14,7 +19,11 @@ enum class stop_error {
 };
 
 inline constexpr const char* to_string(stop_error e) noexcept {
-  return e == stop_error::called_from_worker ? "called_from_worker" : "called_from_blocking_callback";
+  switch (e) {
+    case stop_error::called_from_worker: return "called_from_worker";
+    case stop_error::called_from_blocking_callback: return "called_from_blocking_callback";
+  }
+  return "unknown";
 }
 
 // What shutdown had to cut short.
@@ -25,6 +34,13 @@ struct stop_counts {
   std::uint64_t total() const noexcept { return tasks_cancelled + callbacks_discarded + blocking_discarded; }
   friend bool operator==(const stop_counts&, const stop_counts&) = default;
 };
+
+// "tasks_cancelled=1 callbacks_discarded=0 blocking_discarded=2": every count, zeros included.
+inline std::string to_string(const stop_counts& c) {
+  return "tasks_cancelled=" + std::to_string(c.tasks_cancelled) +
+         " callbacks_discarded=" + std::to_string(c.callbacks_discarded) +
+         " blocking_discarded=" + std::to_string(c.blocking_discarded);
+}
 
 class stop_outcome {
  public:
@@ -58,10 +74,38 @@ class stop_outcome {
   stop_error error_;
 };
 
+inline constexpr const char* to_string(stop_outcome::kind k) noexcept {
+  switch (k) {
+    case stop_outcome::complete: return "complete";
+    case stop_outcome::incomplete: return "incomplete";
+    case stop_outcome::error: return "error";
+  }
+  return "unknown";
+}
+
+// The kind, and what goes with it: "complete", "incomplete (tasks_cancelled=1 ...)" or
+// "error (called_from_worker)".
+inline std::string to_string(const stop_outcome& out) {
+  switch (out.get_kind()) {
+    case stop_outcome::complete: return to_string(stop_outcome::complete);
+    case stop_outcome::incomplete: return std::string(to_string(stop_outcome::incomplete)) + " (" + to_string(out.counts()) + ")";
+    case stop_outcome::error: return std::string(to_string(stop_outcome::error)) + " (" + to_string(out.error_reason()) + ")";
+  }
+  return to_string(out.get_kind());
+}
+
 // What a graceful drain achieved (the runtime is still running either way).
 enum class drain_outcome {
   drained,    // every accepted task and blocking callback finished
   timed_out,  // the deadline passed first; nothing was aborted
 };
+
+inline constexpr const char* to_string(drain_outcome d) noexcept {
+  switch (d) {
+    case drain_outcome::drained: return "drained";
+    case drain_outcome::timed_out: return "timed_out";
+  }
+  return "unknown";
+}
 
 }  // namespace weft

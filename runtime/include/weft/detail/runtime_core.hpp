@@ -42,7 +42,11 @@ enum class blocking_policy {
 namespace weft::detail {
 
 struct runtime_config {
-  std::size_t workers = 0;  // 0: platform::hardware_concurrency()
+  // Linux's largest CPU count (NR_CPUS): one worker per core always fits, and a count above it
+  // is a mistake (a wrapped negative, say), not a machine.
+  static constexpr std::size_t workers_max = 8'192;
+
+  std::optional<std::size_t> workers;  // unset: platform::hardware_concurrency(); else 1..workers_max
   blocking_policy blocking = blocking_policy::shared;
   std::size_t blocking_max_threads = blocking_pool::default_max_threads;
   std::size_t blocking_max_queued = blocking_pool::default_max_queued;
