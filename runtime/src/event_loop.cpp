@@ -77,8 +77,9 @@ event_loop::shutdown_report event_loop::shutdown() {
   discard_queue(microtasks_);
   discard_queue(macrotasks_);
 
-  // 5. Timers: user timers lose their arming reference; the heap releases the rest at
-  //    destruction.
+  // 5. Timers: user timers are cancelled and lose their arming reference; whatever else is still
+  //    armed (a sleep whose leaf lives outside this loop's frames) is cancelled too, so a shut-down
+  //    loop holds no waker and no callback.
   for (std::uint64_t id = 1; id < next_timer_id_ && !user_timers_.empty(); ++id) {
     auto it = user_timers_.find(id);  // id order, never hash order
     if (it == user_timers_.end()) continue;
@@ -86,6 +87,7 @@ event_loop::shutdown_report event_loop::shutdown() {
     it->second->release();
     user_timers_.erase(it);
   }
+  timers_.cancel_all();
 
   // 6. Children: wait for every spawn_worker thread.
   for (auto& child : children_) {

@@ -1,6 +1,4 @@
 // timer_heap.cpp — see timer_heap.hpp.
-#include <algorithm>
-
 #include <weft/detail/timer_heap.hpp>
 
 namespace weft::detail {
@@ -16,67 +14,103 @@ void timer_node::run() {
 }
 
 timer_heap::~timer_heap() {
-  for (entry& e : heap_) e.node->release();
+  for (entry& e : heap_) {
+    e.node->heap_slot_ = timer_node::not_in_heap;
+    e.node->release();
+  }
 }
 
 void timer_heap::arm(timer_node* node, instant deadline) {
-  WEFT_ASSERT(!node->armed_);
+  WEFT_ASSERT(!node->armed());
   WEFT_ASSERT(!node->cancelled_);
+  heap_.push_back(entry{deadline, next_sequence_, node});  // first: if it throws, nothing changed
   node->retain();
-  node->armed_ = true;
   node->fired_ = false;
   node->deadline_ = deadline;
   node->sequence_ = next_sequence_++;
-  node->heap_ = this;
-  heap_.push_back(entry{deadline, node->sequence_, node});
-  std::push_heap(heap_.begin(), heap_.end(), &later);
-  ++armed_count_;
+  sift_up(heap_.size() - 1);
 }
 
 void timer_heap::cancel(timer_node* node) noexcept {
   if (node->cancelled_) return;
   node->cancelled_ = true;
-  if (node->armed_) {
-    WEFT_ASSERT(armed_count_ > 0);
-    --armed_count_;  // stays in the heap until it reaches the top; skipped there
+  // The heap is whole again before on_cancel() runs: what it drops (a waker, a task cell, the
+  // task's output) may run code that arms or cancels other timers.
+  const bool was_armed = node->armed();
+  if (was_armed) {
+    timer_node* removed = remove_at(node->heap_slot_);
+    WEFT_ASSERT(removed == node);
   }
+  node->on_cancel();
+  if (was_armed) node->release();  // the heap's reference; the caller still holds its own
 }
 
-void timer_heap::pop_top() noexcept {
-  std::pop_heap(heap_.begin(), heap_.end(), &later);
+void timer_heap::cancel_all() noexcept {
+  while (!heap_.empty()) cancel(heap_.front().node);
+}
+
+void timer_heap::place(std::size_t slot, const entry& e) noexcept {
+  heap_[slot] = e;
+  e.node->heap_slot_ = slot;
+}
+
+void timer_heap::sift_up(std::size_t slot) noexcept {
+  const entry moving = heap_[slot];
+  while (slot > 0) {
+    const std::size_t parent = (slot - 1) / 2;
+    if (!earlier(moving, heap_[parent])) break;
+    place(slot, heap_[parent]);
+    slot = parent;
+  }
+  place(slot, moving);
+}
+
+void timer_heap::sift_down(std::size_t slot) noexcept {
+  const entry moving = heap_[slot];
+  const std::size_t size = heap_.size();
+  for (;;) {
+    std::size_t child = 2 * slot + 1;
+    if (child >= size) break;
+    if (child + 1 < size && earlier(heap_[child + 1], heap_[child])) ++child;
+    if (!earlier(heap_[child], moving)) break;
+    place(slot, heap_[child]);
+    slot = child;
+  }
+  place(slot, moving);
+}
+
+timer_node* timer_heap::remove_at(std::size_t slot) noexcept {
+  WEFT_ASSERT(slot < heap_.size());
+  timer_node* node = heap_[slot].node;
+  const entry last = heap_.back();
   heap_.pop_back();
-}
-
-void timer_heap::drop_cancelled_top() noexcept {
-  while (!heap_.empty() && heap_.front().node->cancelled_) {
-    timer_node* node = heap_.front().node;
-    pop_top();
-    node->armed_ = false;
-    node->release();
+  if (slot < heap_.size()) {
+    // The last entry fills the hole; it may belong above it (a cancelled node deep in another
+    // branch) or below it.
+    place(slot, last);
+    if (slot > 0 && earlier(heap_[slot], heap_[(slot - 1) / 2])) {
+      sift_up(slot);
+    } else {
+      sift_down(slot);
+    }
   }
+  node->heap_slot_ = timer_node::not_in_heap;
+  return node;
 }
 
-std::optional<instant> timer_heap::next_deadline() {
-  drop_cancelled_top();
+std::optional<instant> timer_heap::next_deadline() const noexcept {
   if (heap_.empty()) return std::nullopt;
   return heap_.front().deadline;
 }
 
-bool timer_heap::has_expired(instant now) {
-  const auto next = next_deadline();
-  return next && *next <= now;
+bool timer_heap::has_expired(instant now) const noexcept {
+  return !heap_.empty() && heap_.front().deadline <= now;
 }
 
 std::size_t timer_heap::expire(instant now, runnable_queue& out) {
   std::size_t fired = 0;
-  for (;;) {
-    drop_cancelled_top();
-    if (heap_.empty() || heap_.front().deadline > now) break;
-    timer_node* node = heap_.front().node;
-    pop_top();
-    node->armed_ = false;
-    WEFT_ASSERT(armed_count_ > 0);
-    --armed_count_;
+  while (has_expired(now)) {
+    timer_node* node = remove_at(0);
     out.push_back(node);  // the heap's reference moves to the macrotask queue
     ++fired;
   }

@@ -1,7 +1,9 @@
 // timer_test.cpp — sleep, sleep_until, timeout (both outcomes; the timed-out task is aborted),
-// interval, set_timeout / set_interval / clear_timer. No timer fires before its deadline.
+// interval, set_timeout / set_interval / clear_timer. No timer fires before its deadline; a
+// cancelled timer lets go of its entry and its task at once.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -20,6 +22,29 @@ using weft_test::recording_sink;
 namespace {
 weft::instant now() { return weft::platform::clock::now(); }
 using steady = std::chrono::steady_clock;
+
+// A waker kind that counts its live references (clones made minus drops), so a test can see
+// whether anything still holds one. Owner thread only.
+struct counted_waker_target {
+  int live = 0;
+};
+weft::raw_waker counted_clone(void* data) noexcept;
+void counted_wake_by_ref(void*) noexcept {}
+void counted_drop(void* data) noexcept { --static_cast<counted_waker_target*>(data)->live; }
+constexpr weft::waker_vtable counted_vtable{&counted_clone, &counted_wake_by_ref, &counted_drop, nullptr};
+weft::raw_waker counted_clone(void* data) noexcept {
+  ++static_cast<counted_waker_target*>(data)->live;
+  return weft::raw_waker{&counted_vtable, data};
+}
+weft::waker counted_waker(counted_waker_target& target) { return weft::waker(counted_clone(&target)); }
+
+// A sleep polled with a counted waker instead of its task's own, so the count shows who holds it.
+struct counted_sleep {
+  weft::sleep_leaf inner;
+  counted_waker_target* target;
+  bool poll_ready(const weft::waker&) { return inner.poll_ready(counted_waker(*target)); }
+  void await_resume() const noexcept {}
+};
 }  // namespace
 
 // ---- sleep ---------------------------------------------------------------------------------------
@@ -347,4 +372,146 @@ TEST(timer_callbacks, a_timer_callback_may_arm_another_timer) {
   ASSERT_EQ(fired.size(), 2u);
   EXPECT_GE(fired[0], start + 2ms);
   EXPECT_GE(fired[1], fired[0] + 2ms);
+}
+
+// ---- cancellation frees at once ------------------------------------------------------------------
+
+namespace {
+// Rounds of the sequential-timeout test: a heap that kept cancelled entries would end up holding
+// one per round. Unoptimised and sanitizer builds run a tenth of them (each round costs them
+// roughly ten times as much); the bounds checked are the same.
+#if !defined(__OPTIMIZE__) || defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr int sequential_timeout_rounds = 100'000;
+#else
+constexpr int sequential_timeout_rounds = 1'000'000;
+#endif
+// While a round's inner task runs: the outer task and the inner one are live, and the heap holds
+// the pending early timer and the outer task's one timeout timer.
+constexpr std::size_t live_tasks_max = 2;
+constexpr std::size_t timer_heap_entries_max = 2;
+
+// A ready operation that notes, while it runs, the most entries and live tasks the loop had.
+weft::task<int> note_loop_sizes(weft::event_loop* loop, std::size_t* entries_max, std::size_t* live_max) {
+  *entries_max = std::max(*entries_max, loop->timer_heap_entries());
+  *live_max = std::max(*live_max, loop->live_tasks());
+  co_return 1;
+}
+}  // namespace
+
+TEST(timer_cancellation, sequential_hour_long_timeouts_over_ready_tasks_keep_the_heap_and_task_count_bounded) {
+  weft::event_loop loop;
+  std::size_t entries_max = 0;
+  std::size_t live_max = 0;
+  // Pending and earlier than every timeout, it stays at the top of the heap: so the bounds also
+  // catch a heap that drops cancelled entries only when they reach the top.
+  const weft::timer_id early = loop.set_timeout(30min, [] {});
+  const int completed = loop.block_on([&]() -> weft::task<int> {
+    int sum = 0;
+    for (int i = 0; i < sequential_timeout_rounds; ++i) {
+      auto r = co_await weft::timeout(1h, note_loop_sizes(&loop, &entries_max, &live_max));
+      if (r) sum += *r;
+    }
+    co_return sum;
+  }());
+  EXPECT_EQ(completed, sequential_timeout_rounds);
+  EXPECT_LE(entries_max, timer_heap_entries_max);
+  EXPECT_LE(live_max, live_tasks_max);
+  EXPECT_EQ(loop.timer_heap_entries(), 1u);
+  EXPECT_TRUE(loop.clear_timer(early));
+  EXPECT_EQ(loop.timer_heap_entries(), 0u);
+  EXPECT_EQ(loop.armed_timers(), 0u);
+  EXPECT_EQ(loop.live_tasks(), 0u);
+}
+
+TEST(timer_cancellation, cleared_timers_leave_the_heap_at_once_and_the_rest_fire_in_deadline_order) {
+  weft::event_loop loop;
+  std::vector<std::string> order;
+  auto arm = [&](std::chrono::milliseconds delay, std::string name) {
+    return loop.set_timeout(delay, [&order, name] { order.push_back(name); });
+  };
+  // Armed out of deadline order, with a three-way tie at 3 ms (fired in arming order).
+  const weft::timer_id doomed_5 = arm(5ms, "5");
+  const weft::timer_id doomed_interval = loop.set_interval(4ms, [&order] { order.push_back("interval"); });
+  arm(1ms, "1");
+  arm(9ms, "9");
+  arm(3ms, "3a");
+  const weft::timer_id doomed_7 = arm(7ms, "7");
+  const weft::timer_id doomed_3b = arm(3ms, "3b");
+  arm(2ms, "2");
+  arm(8ms, "8");
+  arm(3ms, "3c");
+  arm(6ms, "6");
+  EXPECT_EQ(loop.timer_heap_entries(), 11u);
+  // Neither the earliest deadline nor the last armed: each of these sits inside the heap.
+  for (weft::timer_id id : {doomed_5, doomed_interval, doomed_7, doomed_3b}) {
+    const std::size_t before = loop.timer_heap_entries();
+    EXPECT_TRUE(loop.clear_timer(id));
+    EXPECT_EQ(loop.timer_heap_entries(), before - 1);
+  }
+  EXPECT_EQ(loop.armed_timers(), 7u);
+  loop.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"1", "2", "3a", "3c", "6", "8", "9"}));
+  EXPECT_EQ(loop.timer_heap_entries(), 0u);
+}
+
+TEST(timer_cancellation, an_aborted_sleepers_cell_is_freed_before_its_deadline) {
+  weft::event_loop loop;
+  auto h = loop.spawn([]() -> weft::task<void> { co_await weft::sleep(1h); });
+  loop.run_until_stalled();
+  ASSERT_EQ(loop.timer_heap_entries(), 1u);
+  // A joiner's waker lives in the task's cell until the cell is freed: it shows when that happens.
+  counted_waker_target joiner;
+  EXPECT_FALSE(h.poll_ready(counted_waker(joiner)));
+  EXPECT_EQ(joiner.live, 1);
+  h.abort();
+  loop.run_until_stalled();
+  EXPECT_TRUE(h.is_finished());
+  EXPECT_EQ(loop.timer_heap_entries(), 0u);
+  h.detach();  // the handle's reference; the sleep's timer must hold none
+  EXPECT_EQ(joiner.live, 0);
+}
+
+TEST(timer_cancellation, a_task_that_finished_before_its_timeout_is_freed_at_once) {
+  weft::event_loop loop;
+  auto h = loop.spawn([]() -> weft::task<int> {
+    auto r = co_await weft::timeout(1h, []() -> weft::task<int> { co_return 5; }());
+    co_return r ? *r : -1;
+  }());
+  counted_waker_target joiner;  // as above: freed with the cell
+  EXPECT_FALSE(h.poll_ready(counted_waker(joiner)));
+  loop.run();  // returns at once: the cancelled timeout keeps nothing armed
+  EXPECT_TRUE(h.is_finished());
+  EXPECT_EQ(joiner.live, 1);
+  h.detach();
+  EXPECT_EQ(joiner.live, 0);
+}
+
+TEST(timer_cancellation, a_cancelled_sleep_drops_the_waker_it_kept) {
+  weft::event_loop loop;
+  counted_waker_target target;
+  auto h = loop.spawn([](counted_waker_target* t) -> weft::task<void> {
+    co_await counted_sleep{weft::sleep(1h), t};
+  }(&target));
+  loop.run_until_stalled();
+  EXPECT_EQ(target.live, 1);  // the armed timer's copy
+  h.abort();
+  loop.run_until_stalled();
+  EXPECT_TRUE(h.is_finished());
+  EXPECT_EQ(target.live, 0);
+}
+
+TEST(timer_cancellation, shutdown_drops_every_timer_and_what_it_holds) {
+  weft::event_loop loop;
+  counted_waker_target target;
+  drop_record callback_state;
+  auto h = loop.spawn([](counted_waker_target* t) -> weft::task<void> {
+    co_await counted_sleep{weft::sleep(1h), t};
+  }(&target));
+  loop.set_interval(1h, [probe = std::make_shared<drop_probe>(&callback_state)] {});
+  loop.run_until_stalled();
+  EXPECT_EQ(loop.timer_heap_entries(), 2u);
+  (void)loop.shutdown();
+  EXPECT_EQ(loop.timer_heap_entries(), 0u);
+  EXPECT_EQ(target.live, 0);
+  EXPECT_EQ(callback_state.drops.load(), 1);
 }

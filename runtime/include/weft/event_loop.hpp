@@ -229,7 +229,11 @@ class event_loop {
   // ---- observation ---------------------------------------------------------------------------
   std::size_t live_tasks() const noexcept { return live_tasks_; }
   std::size_t live_workers() const noexcept { return live_children_; }
+  // Timers that are armed: not yet expired, not cancelled. They keep run() going.
   std::size_t armed_timers() const noexcept { return timers_.armed(); }
+  // Entries the timer heap holds. A cancelled timer leaves the heap at once, so this equals
+  // armed_timers(); it reads the heap itself, for tests that check what the heap retains.
+  std::size_t timer_heap_entries() const noexcept { return timers_.size(); }
   bool is_driving() const noexcept { return driving_; }
   telemetry_sink& telemetry() const noexcept { return shared_->telemetry(); }
 

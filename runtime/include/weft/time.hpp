@@ -33,6 +33,8 @@ class sleep_timer final : public timer_node {
 
  private:
   void on_fire() override { std::move(waker_).wake(); }  // fires once: the waker is used up
+  // Cancelled (its leaf is gone): the waker's task reference goes now, not at the deadline.
+  void on_cancel() noexcept override { waker_.reset(); }
   waker waker_;
 };
 }  // namespace detail

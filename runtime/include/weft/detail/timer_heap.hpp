@@ -3,13 +3,19 @@
 // Owner thread only. A timer_node is reference-counted (plainly: one thread) by the heap or the
 // macrotask queue that holds it and by its arming party (a sleeping leaf, a user timer entry).
 // Expiry moves a node from the heap to the macrotask queue; running it marks it fired and calls
-// on_fire(). Cancelling marks the node; a cancelled node is skipped wherever it is, and no longer
-// keeps the loop's run() alive. Ties on the deadline fire in arming order, so the order of timer
-// callbacks is a function of the program, never of addresses.
+// on_fire(). Ties on the deadline fire in arming order, so the order of timer callbacks is a
+// function of the program, never of addresses.
+//
+// The heap is an indexed binary min-heap: each armed node knows its slot, so cancelling removes it
+// from anywhere in O(log n) and drops the heap's reference at once, and on_cancel() lets the node
+// drop what only its firing would have used (a sleep's waker, and with it its task). A node that
+// already expired sits in the macrotask queue until its turn, where run() skips it. Costs, with n
+// armed timers: arm O(log n), cancel O(log n), next_deadline O(1), each expiry O(log n).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -35,22 +41,27 @@ class timer_node : public runnable {
 
   bool fired() const noexcept { return fired_; }
   bool cancelled() const noexcept { return cancelled_; }
+  bool armed() const noexcept { return heap_slot_ != not_in_heap; }
   instant deadline() const noexcept { return deadline_; }
 
  protected:
   virtual ~timer_node() = default;
   // Called on the owner thread, as a macrotask, once the deadline has passed.
   virtual void on_fire() = 0;
+  // Called on the owner thread when the timer is cancelled, after it left the heap: drop what
+  // only the firing would have used, so a timer that will never fire keeps nothing alive.
+  virtual void on_cancel() noexcept {}
 
  private:
   friend class timer_heap;
+  static constexpr std::size_t not_in_heap = std::numeric_limits<std::size_t>::max();
+
   std::uint32_t refs_ = 1;  // the arming party's reference
   bool fired_ = false;
   bool cancelled_ = false;
-  bool armed_ = false;      // in the heap (counted by the heap's armed count)
+  std::size_t heap_slot_ = not_in_heap;  // its index in the heap while armed
   instant deadline_{};
   std::uint64_t sequence_ = 0;
-  timer_heap* heap_ = nullptr;
 };
 
 class timer_heap {
@@ -60,34 +71,44 @@ class timer_heap {
   timer_heap& operator=(const timer_heap&) = delete;
   ~timer_heap();
 
-  // Arms `node` for `deadline`; the heap takes its own reference.
+  // Arms `node` for `deadline`; the heap takes its own reference. O(log n).
   void arm(timer_node* node, instant deadline);
-  // Cancels `node` wherever it is (heap, macrotask queue, or already fired: then nothing).
+  // Cancels `node` wherever it is: in the heap it is removed and the heap's reference dropped,
+  // O(log n); in the macrotask queue it is skipped when its turn comes; fired: nothing more.
+  // Either way on_cancel() runs (once).
   void cancel(timer_node* node) noexcept;
+  // Cancels every armed timer, earliest first (loop shutdown).
+  void cancel_all() noexcept;
 
-  // Earliest deadline of an armed, uncancelled timer.
-  std::optional<instant> next_deadline();
+  // Earliest deadline of an armed timer. O(1).
+  std::optional<instant> next_deadline() const noexcept;
   // Moves every timer whose deadline is <= now to `out`, in (deadline, sequence) order.
   std::size_t expire(instant now, runnable_queue& out);
-  // Armed and not cancelled.
-  std::size_t armed() const noexcept { return armed_count_; }
-  bool has_expired(instant now);
+  // Armed timers: the heap's entries (a cancelled timer is never among them).
+  std::size_t armed() const noexcept { return heap_.size(); }
+  // Entries held; the same number, named for callers that check the heap's own size.
+  std::size_t size() const noexcept { return heap_.size(); }
+  bool has_expired(instant now) const noexcept;
 
  private:
+  // The deadline and sequence are copied into the entry so that sifting compares without
+  // touching the nodes.
   struct entry {
     instant deadline;
     std::uint64_t sequence;
     timer_node* node;
   };
-  static bool later(const entry& a, const entry& b) noexcept {
-    return a.deadline != b.deadline ? a.deadline > b.deadline : a.sequence > b.sequence;
+  static bool earlier(const entry& a, const entry& b) noexcept {
+    return a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence;
   }
-  void pop_top() noexcept;
-  void drop_cancelled_top() noexcept;
+  void place(std::size_t slot, const entry& e) noexcept;
+  void sift_up(std::size_t slot) noexcept;
+  void sift_down(std::size_t slot) noexcept;
+  // Takes the node at `slot` out of the heap (its reference passes to the caller).
+  timer_node* remove_at(std::size_t slot) noexcept;
 
-  std::vector<entry> heap_;  // min-heap by (deadline, sequence); unbounded: one per live timer
+  std::vector<entry> heap_;  // min-heap by (deadline, sequence); unbounded: one per armed timer
   std::uint64_t next_sequence_ = 0;
-  std::size_t armed_count_ = 0;
 };
 
 }  // namespace weft::detail
