@@ -112,7 +112,7 @@ sim_run() {
   suites "$out/main" sim || return 1
   local cli="$out/main/sim/weft-sim"
   local scenarios
-  scenarios=$("$cli" list | awk '{print $1}')
+  scenarios=$("$cli" list | awk '/^[^ ]/ {print $1}')  # knob lines are indented
   for s in $scenarios; do
     "$cli" fuzz --scenario "$s" --seeds "$fuzz_seeds" --start 0 --jobs "$jobs" || return 1
     # Swarm: each seed picks its own fault mix (injected task exceptions, stop requests, ...).

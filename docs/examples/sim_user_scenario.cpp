@@ -58,3 +58,4 @@ WEFT_SIM_SCENARIO(counter_handoff)(weft::sim::context& sim) {
   if (!std::move(rt).stop().is_complete()) sim.fail("the runtime had work left at stop");
 }
 WEFT_SIM_SCENARIO_DOC(counter_handoff, "runtime workers dispatch into a host-driven local_domain");
+WEFT_SIM_SCENARIO_KNOBS(counter_handoff, {{"producers", 1, 64, "tasks dispatching into the host domain"}});

@@ -263,4 +263,18 @@ void runtime_mix(sim::context& sim) {
   timers.check();
 }
 
+// The knobs runtime_mix reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<sim::knob> runtime_mix_knobs() {
+  return {
+      {"workers", 1, 64, "runtime workers"},
+      {"producers", 1, 64, "producer threads"},
+      {"values", 0, 1000, "value tasks per producer"},
+      {"sleepers", 0, 1000, "sleeping tasks per producer"},
+      {"parked", 0, 1000, "parked tasks per producer"},
+      {"aborts", 0, 1000, "tasks aborted per producer"},
+      {"leftovers", 0, 1000, "tasks left running at stop per producer"},
+  };
+}
+
 }  // namespace weft::properties::scenarios

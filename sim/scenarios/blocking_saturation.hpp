@@ -166,4 +166,17 @@ inline void blocking_saturation(context& sim) {
            " closed=" + std::to_string(world.closed) + " cancelled=" + std::to_string(world.ledger.count("cancelled")));
 }
 
+// The knobs blocking_saturation reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<knob> blocking_saturation_knobs() {
+  return {
+      {"workers", 1, 64, "runtime workers"},
+      {"max_threads", 1, 64, "blocking pool threads"},
+      {"max_queued", 1, 1024, "blocking calls queued beyond the pool"},
+      {"callers", 1, 64, "threads making blocking calls"},
+      {"calls", 1, 10'000, "blocking calls per caller and worker"},
+      {"stop_after", 0, 1'280'000, "answered calls before a stop request (0: only the final stop)"},
+  };
+}
+
 }  // namespace weft::sim::scenarios

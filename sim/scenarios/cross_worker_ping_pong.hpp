@@ -253,4 +253,14 @@ void cross_worker_ping_pong(context& sim) {
   ledger.check();
 }
 
+// The knobs cross_worker_ping_pong reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<knob> cross_worker_ping_pong_knobs() {
+  return {
+      {"workers", 2, 64, "runtime workers (pairs span two)"},
+      {"pairs", 1, 64, "ping-pong task pairs"},
+      {"rounds", 1, 10'000, "round trips per pair"},
+  };
+}
+
 }  // namespace weft::sim::scenarios

@@ -99,4 +99,15 @@ void inbox_overflow(context& sim) {
            std::to_string(ledger.count_refused()) + " refused");
 }
 
+// The knobs inbox_overflow reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<knob> inbox_overflow_knobs() {
+  return {
+      {"capacity", 1, 4096, "inbox capacity"},
+      {"producers", 1, 64, "producer threads"},
+      {"items", 1, 1000, "submissions per producer (ids are producer * 1000 + item)"},
+      {"rounds", 1, 1000, "rounds of run()"},
+  };
+}
+
 }  // namespace weft::sim::scenarios

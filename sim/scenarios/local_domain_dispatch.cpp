@@ -8,3 +8,4 @@ WEFT_SIM_SCENARIO(local_domain_dispatch) (weft::sim::context& sim) {
 }
 WEFT_SIM_SCENARIO_DOC(local_domain_dispatch,
                       "a host drives a local_domain (run_n/run_for) while threads spawn and dispatch into it");
+WEFT_SIM_SCENARIO_KNOBS(local_domain_dispatch, weft::sim::scenarios::local_domain_dispatch_knobs());

@@ -183,4 +183,15 @@ void local_domain_dispatch(context& sim) {
            std::to_string(world.dispatches.count_refused()) + " refused");
 }
 
+// The knobs local_domain_dispatch reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<knob> local_domain_dispatch_knobs() {
+  return {
+      {"producers", 1, 64, "producer threads"},
+      {"items", 1, 1000, "submissions per producer (ids are (producer + 1) * 1000 + item)"},
+      {"capacity", 1, 4096, "inbox capacity"},
+      {"frames", 1, 1'000'000, "frames the host drives the domain for"},
+  };
+}
+
 }  // namespace weft::sim::scenarios

@@ -280,4 +280,19 @@ void shutdown_race(context& sim) {
            " stop=" + (out.is_complete() ? "complete" : "incomplete"));
 }
 
+// The knobs shutdown_race reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<knob> shutdown_race_knobs() {
+  return {
+      {"workers", 1, 64, "runtime workers"},
+      {"tasks", 1, 100'000, "tasks submitted"},
+      {"threads", 1, 64, "submitting threads"},
+      {"stop_mode", 0, 3, "how the stop is requested (3: from a task)"},
+      {"stop_after", 0, 125'000, "submissions before the stop request"},
+      {"child_percent", 0, 100, "percent of tasks that spawn a child"},
+      {"sleep_percent", 0, 100, "percent of tasks that sleep"},
+      {"quick_percent", 0, 100, "percent of tasks that finish without awaiting"},
+  };
+}
+
 }  // namespace weft::sim::scenarios

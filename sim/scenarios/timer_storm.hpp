@@ -142,4 +142,13 @@ void timer_storm(context& sim) {
   sim.note("timer_storm: " + std::to_string(timers.count_fired()) + " timers fired");
 }
 
+// The knobs timer_storm reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<knob> timer_storm_knobs() {
+  return {
+      {"tasks", 1, 10'000, "timer tasks on the loop"},
+      {"remote", 0, 1000, "sleeps submitted from another thread"},
+  };
+}
+
 }  // namespace weft::sim::scenarios

@@ -154,4 +154,13 @@ void wake_storm(context& sim) {
   sim.note("wake_storm: " + std::to_string(completed) + "/" + std::to_string(tasks) + " tasks completed");
 }
 
+// The knobs wake_storm reads and their accepted ranges (it and its known-bad variants declare
+// these with WEFT_SIM_SCENARIO_KNOBS).
+inline std::vector<knob> wake_storm_knobs() {
+  return {
+      {"tasks", 1, 10'000, "awaiting tasks"},
+      {"wakers", 1, 64, "waking threads"},
+  };
+}
+
 }  // namespace weft::sim::scenarios

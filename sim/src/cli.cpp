@@ -3,18 +3,30 @@
 // Every run prints its options first, then the knobs the scenario resolved, the trace hash, a
 // replay command and the outcome. Wall-clock time appears only in throughput figures and progress
 // bars (outside any simulation).
+//
+// Every number is taken as text and parsed here (strictly decimal, range-checked): CLI11's own
+// conversion wraps `-1` and saturates `2^64` into an unsigned flag, and reads `010` as octal.
+// A bad flag ends the command before any run with one `weft-sim: --flag: ...` line naming the
+// accepted range, and exit status exit_usage.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -24,6 +36,7 @@
 #include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
 
+#include "seed_range.hpp"
 #include "shrink.hpp"
 
 namespace weft::sim {
@@ -38,14 +51,50 @@ std::string cat(const Parts&... parts) {
   return out;
 }
 
+// Exit statuses (docs/simulator.md lists them).
+constexpr int exit_pass = 0;
+constexpr int exit_failed = 1;  // a run failed, fuzz found a failing seed, shrink had nothing to shrink
+constexpr int exit_usage = 2;   // a bad flag or value, an unknown scenario, an output file that cannot be opened
+constexpr int exit_io = 3;      // after the runs: an output file could not be written, a thread not started
+
+// `fuzz --jobs`: each job is a host thread plus its simulator thread and their stacks; a larger
+// count is a typo rather than a machine.
+constexpr unsigned max_jobs = 256;
+
+constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
+
+// A decimal integer in [min, max], all of `text` (no sign on unsigned types, no '+', no spaces).
+template <class T>
+T parse_integer(const std::string& flag, const std::string& text, T min, T max) {
+  T value{};
+  const char* const end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec == std::errc::invalid_argument || (ec == std::errc{} && ptr != end)) {
+    throw invalid_options(flag, cat("'", text, "' is not a decimal integer; accepted: [", std::to_string(min), ", ",
+                                    std::to_string(max), "]"));
+  }
+  if (ec == std::errc::result_out_of_range || value < min || value > max) throw out_of_range(flag, text, min, max);
+  return value;
+}
+
+// A flag taken as text; `given` tells whether it was on the command line.
+struct text_flag {
+  std::string text;
+  CLI::Option* option = nullptr;
+  bool given() const { return option != nullptr && option->count() > 0; }
+};
+
+CLI::Option* add_text(CLI::App& app, text_flag& f, const std::string& name, const std::string& help,
+                      const std::string& type, const std::string& shown_default = "") {
+  f.option = app.add_option(name, f.text, help)->type_name(type);
+  if (!shown_default.empty()) f.option->default_str(shown_default);
+  return f.option;
+}
+
 struct common_flags {
   std::string scenario;
   std::string strategy = "random";
-  std::uint32_t depth = 3;
-  std::uint64_t pct_steps = options{}.pct_steps;
-  std::uint64_t step_budget = options{}.step_budget;
-  std::uint32_t cores = options{}.cores;
-  std::uint64_t max_preemptions = options::unbounded;
+  text_flag depth, pct_steps, step_budget, cores, preemptions;
   std::vector<std::string> faults;
   std::vector<std::string> params;
   bool swarm = false;
@@ -53,49 +102,164 @@ struct common_flags {
 };
 
 void add_common(CLI::App& app, common_flags& f) {
+  const options defaults;
   app.add_option("--scenario", f.scenario, "scenario name (see `list`)")->required();
   app.add_option("--strategy", f.strategy, "random | pct")->check(CLI::IsMember({"random", "pct"}));
-  app.add_option("--depth", f.depth, "PCT bug depth d (d - 1 priority change points)");
-  app.add_option("--pct-steps", f.pct_steps, "PCT: change points are drawn from steps [1, k]");
-  app.add_option("--step-budget", f.step_budget, "livelock: fail after this many scheduling points");
-  app.add_option("--cores", f.cores, "what hardware_concurrency() answers in the simulation");
-  app.add_option("--preemptions", f.max_preemptions,
-                 "preemption bound: at most N switches away from a thread that could go on (default: none)");
-  app.add_option("--fault", f.faults, "KIND=PROBABILITY, e.g. inbox_full=0.05 (repeatable)");
-  app.add_option("--param", f.params, "NAME=INTEGER scenario knob (repeatable)");
+  add_text(app, f.depth, "--depth",
+           cat("PCT bug depth d (d - 1 priority change points), in [", std::to_string(min_pct_depth), ", ",
+               std::to_string(max_pct_depth), "]; only with --strategy pct"),
+           "UINT", std::to_string(defaults.pct_depth));
+  add_text(app, f.pct_steps, "--pct-steps", "PCT: change points are drawn from steps [1, k], k >= 1; only with --strategy pct",
+           "UINT", std::to_string(defaults.pct_steps));
+  add_text(app, f.step_budget, "--step-budget", "livelock: fail after this many scheduling points (>= 1)", "UINT",
+           std::to_string(defaults.step_budget));
+  add_text(app, f.cores, "--cores",
+           cat("what hardware_concurrency() answers in the simulation, in [", std::to_string(min_cores), ", ",
+               std::to_string(max_cores), "]"),
+           "UINT", std::to_string(defaults.cores));
+  add_text(app, f.preemptions, "--preemptions",
+           "preemption bound: at most N switches away from a thread that could go on (default: none)", "UINT");
+  app.add_option("--fault", f.faults, "KIND[=PROBABILITY], probability in [0, 1] (default 1), e.g. inbox_full=0.05 (repeatable)");
+  app.add_option("--param", f.params, "NAME=INTEGER scenario knob, within the range `list` shows (repeatable)");
   app.add_flag("--swarm", f.swarm, "each seed picks its own fault mix");
   app.add_flag("--check-determinism", f.check_determinism, "run each seed twice and compare the traces");
 }
 
-options to_options(const common_flags& f) {
+std::string fault_kind_list() {
+  std::string s;
+  for (std::size_t k = 0; k < fault_kinds; ++k) {
+    if (!s.empty()) s += ", ";
+    s += platform::fault_name(static_cast<platform::fault>(k));
+  }
+  return s;
+}
+
+// KIND[=P] -> the kind's index and its rate in ppm.
+std::pair<std::size_t, std::uint32_t> parse_fault(const std::string& spec) {
+  const auto eq = spec.find('=');
+  const std::string name = spec.substr(0, eq);
+  std::optional<std::size_t> kind;
+  for (std::size_t k = 0; k < fault_kinds; ++k) {
+    if (name == platform::fault_name(static_cast<platform::fault>(k))) kind = k;
+  }
+  if (!kind) throw invalid_options("--fault", cat("unknown fault kind '", name, "'; accepted: ", fault_kind_list()));
+  if (eq == std::string::npos) return {*kind, ppm_one};
+  const std::string text = spec.substr(eq + 1);
+  double p = 0.0;
+  const char* const end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, p);
+  // from_chars reads "nan" and "inf"; neither is a probability.
+  if (text.empty() || ec != std::errc{} || ptr != end || !std::isfinite(p) || p < 0.0 || p > 1.0) {
+    throw invalid_options("--fault", cat(spec, ": the probability must be a finite number in [0, 1]"));
+  }
+  const auto ppm = static_cast<std::uint32_t>(std::lround(p * ppm_one));
+  if (p > 0.0 && ppm == 0) {
+    throw invalid_options("--fault", cat(spec, ": a probability above 0 must be at least 0.0000005 (rates are whole ppm)"));
+  }
+  return {*kind, ppm};
+}
+
+// The options the flags describe; throws invalid_options for a bad value. The scenario's knob
+// ranges are checked by validate(scenario, options).
+options to_options(const common_flags& f, const scenario& s) {
   options o;
   o.strategy = f.strategy == "pct" ? strategy_kind::pct : strategy_kind::random;
-  o.pct_depth = f.depth;
-  o.pct_steps = f.pct_steps;
-  o.step_budget = f.step_budget;
-  o.cores = f.cores;
-  o.max_preemptions = f.max_preemptions;
-  o.swarm = f.swarm;
-  for (const auto& spec : f.faults) {
-    const auto eq = spec.find('=');
-    const std::string name = spec.substr(0, eq);
-    bool known = false;
-    for (std::size_t k = 0; k < fault_kinds; ++k) {
-      if (name != platform::fault_name(static_cast<platform::fault>(k))) continue;
-      known = true;
-      const double p = eq == std::string::npos ? 1.0 : std::stod(spec.substr(eq + 1));
-      if (p < 0.0 || p > 1.0) throw CLI::ValidationError("--fault", "probability must be in [0, 1]: " + spec);
-      o.faults.rate_ppm[k] = static_cast<std::uint32_t>(p * ppm_one + 0.5);
+  for (const text_flag* pct_only : {&f.depth, &f.pct_steps}) {
+    if (pct_only->given() && o.strategy != strategy_kind::pct) {
+      throw invalid_options(pct_only->option->get_name(), "applies only with --strategy pct");
     }
-    if (!known) throw CLI::ValidationError("--fault", "unknown fault kind: " + name);
+  }
+  if (f.depth.given()) o.pct_depth = parse_integer("--depth", f.depth.text, min_pct_depth, max_pct_depth);
+  if (f.pct_steps.given()) o.pct_steps = parse_integer("--pct-steps", f.pct_steps.text, min_pct_steps, u64_max);
+  if (f.step_budget.given()) {
+    o.step_budget = parse_integer("--step-budget", f.step_budget.text, min_step_budget, u64_max);
+  }
+  if (f.cores.given()) o.cores = parse_integer("--cores", f.cores.text, min_cores, max_cores);
+  if (f.preemptions.given()) {
+    o.max_preemptions = parse_integer("--preemptions", f.preemptions.text, std::uint64_t{0}, u64_max);
+  }
+  o.swarm = f.swarm;
+  std::array<bool, fault_kinds> seen{};
+  for (const auto& spec : f.faults) {
+    const auto [kind, ppm] = parse_fault(spec);
+    if (seen[kind]) throw invalid_options("--fault", cat(spec, ": that fault kind is given twice"));
+    seen[kind] = true;
+    o.faults.rate_ppm[kind] = ppm;
   }
   for (const auto& spec : f.params) {
     const auto eq = spec.find('=');
-    if (eq == std::string::npos) throw CLI::ValidationError("--param", "expected NAME=INTEGER: " + spec);
-    o.params[spec.substr(0, eq)] = std::stoll(spec.substr(eq + 1));
+    if (eq == std::string::npos || eq == 0) throw invalid_options("--param", cat("expected NAME=INTEGER: '", spec, "'"));
+    const std::string name = spec.substr(0, eq);
+    if (o.params.count(name) != 0) throw invalid_options("--param", cat(spec, ": knob ", name, " is given twice"));
+    try {
+      o.params[name] = parse_integer("--param", spec.substr(eq + 1), std::numeric_limits<std::int64_t>::min(),
+                                     std::numeric_limits<std::int64_t>::max());
+    } catch (const invalid_options&) {
+      const knob* k = s.find_knob(name);
+      const std::string range =
+          k == nullptr ? "" : cat("; accepted: [", std::to_string(k->min), ", ", std::to_string(k->max), "]");
+      throw invalid_options("--param", cat(spec, ": the value is not a decimal 64-bit integer", range));
+    }
   }
   return o;
 }
+
+// The shrink limits as text (fuzz takes them only with --shrink).
+struct limit_flags {
+  text_flag max_runs, seed_tries, param_floor;
+  bool same_failure = true;
+};
+
+void add_limits(CLI::App& app, limit_flags& f, CLI::Option* needs) {
+  const shrink_limits defaults;
+  CLI::Option* added[] = {
+      add_text(app, f.max_runs, "--max-runs", "shrink: simulations the search may spend (>= 1)", "UINT",
+               std::to_string(defaults.max_runs)),
+      add_text(app, f.seed_tries, "--seed-tries", "shrink: seeds tried per smaller candidate (>= 1)", "UINT",
+               std::to_string(defaults.seed_tries)),
+      add_text(app, f.param_floor, "--param-floor",
+               "shrink: lowest value a scenario knob is lowered to (never below the knob's own minimum)", "INT",
+               std::to_string(defaults.param_floor)),
+      app.add_flag("!--any-failure", f.same_failure, "shrink: accept any failure, not only one of the original's kind"),
+  };
+  if (needs != nullptr) {
+    for (CLI::Option* o : added) o->needs(needs);
+  }
+}
+
+shrink_limits to_limits(const limit_flags& f) {
+  shrink_limits l;
+  if (f.max_runs.given()) l.max_runs = parse_integer("--max-runs", f.max_runs.text, min_shrink_runs, u64_max);
+  if (f.seed_tries.given()) l.seed_tries = parse_integer("--seed-tries", f.seed_tries.text, min_seed_tries, u64_max);
+  if (f.param_floor.given()) {
+    l.param_floor = parse_integer("--param-floor", f.param_floor.text, std::numeric_limits<std::int64_t>::min(),
+                                  std::numeric_limits<std::int64_t>::max());
+  }
+  l.same_failure = f.same_failure;
+  return l;
+}
+
+// An output file, opened before any run so a path that cannot be written ends the command first.
+struct output_file {
+  std::string flag;
+  std::string path;
+  std::ofstream out;
+
+  void open(const std::string& flag_name, const std::string& file) {
+    flag = flag_name;
+    path = file;
+    if (path.empty()) throw invalid_options(flag, "expected a file path");
+    out.open(path, std::ios::out | std::ios::trunc);
+    if (!out) throw invalid_options(flag, cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
+  }
+  // exit_pass, or exit_io with a message when the written text did not reach the file.
+  int close() {
+    out.close();
+    if (out) return exit_pass;
+    std::fprintf(stderr, "weft-sim: %s: writing '%s' failed\n", flag.c_str(), path.c_str());
+    return exit_io;
+  }
+};
 
 std::string replay_command(const std::string& program, const std::string& scenario, std::uint64_t seed,
                            const options& o) {
@@ -164,7 +328,7 @@ int report_shrink(const std::string& program, const scenario& s, std::uint64_t s
   if (!r.reproduced) {
     std::printf("shrink: seed %llu passes with these options; nothing to shrink\n",
                 static_cast<unsigned long long>(seed));
-    return 1;
+    return exit_failed;
   }
   std::printf("shrink: original fails: %s\n", failure_signature(r.original.result).c_str());
   std::printf("shrink: original knobs: params: %s\n", knob_list(r.original.result.params).c_str());
@@ -182,31 +346,53 @@ int report_shrink(const std::string& program, const scenario& s, std::uint64_t s
   std::printf("trace-hash: %s\n", hex16(m.result.trace_hash).c_str());
   std::printf("replay: %s\n", replay_command(program, s.name, m.seed, m.opts).c_str());
   std::printf("outcome: %s\n", r.log.empty() ? "minimal (no smaller failing case found)" : "shrunk");
-  return 0;
+  return exit_pass;
 }
 
 int cmd_list() {
   for (const scenario* s : registry::global().all()) {
     std::printf("%-24s %s\n", s->name.c_str(), s->description.c_str());
+    for (const knob& k : s->knobs) {
+      const std::string range = cat("[", std::to_string(k.min), ", ", std::to_string(k.max), "]");
+      std::printf("    --param %-16s %-14s %s\n", k.name.c_str(), range.c_str(), k.help.c_str());
+    }
   }
-  return 0;
+  return exit_pass;
 }
 
-int cmd_run(const std::string& program, const common_flags& f, std::uint64_t seed, const std::string& trace_file,
-            const std::string& chrome_file) {
-  const scenario* s = registry::global().find(f.scenario);
-  if (s == nullptr) {
-    std::fprintf(stderr, "weft-sim: no scenario named '%s' (see `list`)\n", f.scenario.c_str());
-    return 2;
-  }
-  options o = to_options(f);
-  std::printf("weft-sim: scenario=%s seed=%llu %s\n", f.scenario.c_str(), static_cast<unsigned long long>(seed),
+// The scenario and the validated options of a command; nullptr after the "no scenario" message.
+// Throws invalid_options for a bad flag.
+const scenario* prepare(const common_flags& f, options& o) {
+  const scenario* s = find_scenario(f.scenario);
+  if (s == nullptr) return nullptr;
+  o = to_options(f, *s);
+  validate(*s, o);
+  return s;
+}
+
+struct run_flags {
+  common_flags common;
+  text_flag seed;
+  text_flag trace;
+  text_flag chrome;
+};
+
+int cmd_run(const std::string& program, const run_flags& f) {
+  const common_flags& c = f.common;
+  options o;
+  const scenario* s = prepare(c, o);
+  if (s == nullptr) return exit_usage;
+  const std::uint64_t seed = parse_integer("--seed", f.seed.text, std::uint64_t{0}, u64_max);
+  output_file trace, chrome;
+  if (f.trace.given()) trace.open("--trace", f.trace.text);
+  if (f.chrome.given()) chrome.open("--chrome-trace", f.chrome.text);
+  std::printf("weft-sim: scenario=%s seed=%llu %s\n", c.scenario.c_str(), static_cast<unsigned long long>(seed),
               describe(resolve(o, seed)).c_str());
   std::fflush(stdout);
-  o.record_trace = !trace_file.empty() || !chrome_file.empty();
+  o.record_trace = f.trace.given() || f.chrome.given();
   run_result r;
   std::string divergence;
-  if (f.check_determinism) {
+  if (c.check_determinism) {
     divergence = check_determinism(*s, seed, o, r);
   } else {
     r = run(*s, seed, o);
@@ -214,13 +400,14 @@ int cmd_run(const std::string& program, const common_flags& f, std::uint64_t see
   for (const auto& failure : r.failures) std::printf("failure: %s\n", failure.c_str());
   std::printf("params: %s\n", knob_list(r.params).c_str());
   if (!divergence.empty()) std::printf("determinism: DIVERGED, %s\n", divergence.c_str());
-  if (!trace_file.empty()) {
-    std::ofstream out(trace_file);
-    write_text(out, r.events);
+  int written = exit_pass;
+  if (f.trace.given()) {
+    write_text(trace.out, r.events);
+    written = std::max(written, trace.close());
   }
-  if (!chrome_file.empty()) {
-    std::ofstream out(chrome_file);
-    write_chrome(out, r.events, r.fiber_names);
+  if (f.chrome.given()) {
+    write_chrome(chrome.out, r.events, r.fiber_names);
+    written = std::max(written, chrome.close());
   }
   std::printf("stats: steps=%llu switches=%llu preemptions=%llu threads=%llu faults=%llu virtual-ns=%lld\n",
               static_cast<unsigned long long>(r.steps), static_cast<unsigned long long>(r.switches),
@@ -228,43 +415,65 @@ int cmd_run(const std::string& program, const common_flags& f, std::uint64_t see
               static_cast<unsigned long long>(r.faults),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(r.virtual_elapsed).count()));
   std::printf("trace-hash: %s\n", hex16(r.trace_hash).c_str());
-  std::printf("replay: %s\n", replay_command(program, f.scenario, seed, o).c_str());
+  std::printf("replay: %s\n", replay_command(program, c.scenario, seed, o).c_str());
   const bool pass = r.passed && divergence.empty();
   std::printf("outcome: %s\n", pass ? "pass" : "fail");
-  return pass ? 0 : 1;
+  if (written != exit_pass) return written;
+  return pass ? exit_pass : exit_failed;
 }
 
-struct shard_spec {
-  std::uint64_t index = 0;
-  std::uint64_t count = 1;
+struct fuzz_flags {
+  common_flags common;
+  text_flag seeds;
+  text_flag start;
+  text_flag jobs;
+  text_flag shard;
+  text_flag max_failures;
+  bool shrink = false;
+  limit_flags limits;
 };
 
-shard_spec parse_shard(const std::string& s) {
-  shard_spec out;
-  if (s.empty()) return out;
-  const auto slash = s.find('/');
-  if (slash == std::string::npos) throw CLI::ValidationError("--shard", "expected i/n, e.g. 0/4");
-  out.index = std::stoull(s.substr(0, slash));
-  out.count = std::stoull(s.substr(slash + 1));
-  if (out.count == 0 || out.index >= out.count) throw CLI::ValidationError("--shard", "need 0 <= i < n");
-  return out;
+// The seeds of --seeds/--start/--shard, checked: at least one seed, no seed past 2^64 - 1, a
+// shard i/n with i < n <= seeds (every shard of the set gets a seed).
+seed_range to_seed_range(const fuzz_flags& f) {
+  const std::uint64_t start = f.start.given() ? parse_integer("--start", f.start.text, std::uint64_t{0}, u64_max) : 0;
+  const std::uint64_t seeds = parse_integer("--seeds", f.seeds.text, std::uint64_t{1}, u64_max);
+  // start + seeds - 1 must not pass the largest seed.
+  if (seeds - 1 > u64_max - start) {
+    throw invalid_options("--seeds", cat(f.seeds.text, " seeds from --start ", std::to_string(start),
+                                         " run past seed 2^64 - 1; accepted: [1, ",
+                                         std::to_string(u64_max - start + 1), "]"));
+  }
+  std::uint64_t index = 0;
+  std::uint64_t count = 1;
+  if (f.shard.given()) {
+    const auto slash = f.shard.text.find('/');
+    if (slash == std::string::npos) {
+      throw invalid_options("--shard", cat("'", f.shard.text, "' is not i/n (e.g. 0/4)"));
+    }
+    count = parse_integer("--shard", f.shard.text.substr(slash + 1), std::uint64_t{1}, seeds);
+    index = parse_integer("--shard", f.shard.text.substr(0, slash), std::uint64_t{0}, count - 1);
+  }
+  return seed_range(start, seeds, index, count);
 }
 
-int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t seeds, std::uint64_t start,
-             unsigned jobs, const std::string& shard_text, std::uint64_t max_failures, bool shrink_first,
-             const shrink_limits& limits) {
-  const scenario* s = find_scenario(f.scenario);
-  if (s == nullptr) return 2;
-  const shard_spec shard = parse_shard(shard_text);
-  const options o = to_options(f);
-  // This shard's k-th seed (k < mine) is start + shard.index + k * shard.count: computed when it
-  // runs, never listed, so a campaign's memory does not grow with its seed count.
-  const std::uint64_t mine = seeds > shard.index ? (seeds - shard.index - 1) / shard.count + 1 : 0;
-  jobs = std::max(1u, jobs);
-  std::printf("weft-sim fuzz: scenario=%s seeds=%llu..%llu shard=%llu/%llu jobs=%u %s%s\n", f.scenario.c_str(),
-              static_cast<unsigned long long>(start), static_cast<unsigned long long>(start + seeds - 1),
-              static_cast<unsigned long long>(shard.index), static_cast<unsigned long long>(shard.count), jobs,
-              describe(o).c_str(), f.check_determinism ? " check-determinism=on" : "");
+int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
+  options o;
+  const scenario* s = prepare(f.common, o);
+  if (s == nullptr) return exit_usage;
+  const seed_range range = to_seed_range(f);
+  const unsigned jobs = f.jobs.given() ? parse_integer("--jobs", f.jobs.text, 1u, max_jobs) : 1u;
+  const std::uint64_t max_failures =
+      f.max_failures.given() ? parse_integer("--max-failures", f.max_failures.text, std::uint64_t{0}, u64_max) : 100;
+  const shrink_limits limits = to_limits(f.limits);
+  if (f.shrink && f.common.check_determinism) {
+    throw invalid_options("--shrink", "cannot be combined with --check-determinism (a divergence has no smaller case)");
+  }
+  std::printf("weft-sim fuzz: scenario=%s seeds=%llu..%llu shard=%llu/%llu jobs=%u %s%s\n", f.common.scenario.c_str(),
+              static_cast<unsigned long long>(range.first()), static_cast<unsigned long long>(range.last()),
+              static_cast<unsigned long long>(range.shard()), static_cast<unsigned long long>(range.shards()), jobs,
+              describe(o).c_str(),
+              f.common.check_determinism ? " check-determinism=on" : "");
   std::fflush(stdout);
 
   struct failure {
@@ -272,49 +481,70 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
     std::string why;
   };
   std::mutex lock;
-  std::vector<failure> failures;
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> finished{0};
+  std::vector<failure> failures;  // under lock
+  std::string worker_error;       // under lock: the first exception a worker caught
+  // Counters only: no other data is published through them (failures and worker_error are under
+  // `lock`, and the pool is joined before the totals are read), so relaxed is enough.
+  std::atomic<std::uint64_t> next{0};
+  std::atomic<std::uint64_t> finished{0};
   std::atomic<std::uint64_t> total_steps{0};
   std::atomic<bool> stop{false};
+  const std::uint64_t total = range.size();
+  const bool determinism = f.common.check_determinism;
   const auto began = std::chrono::steady_clock::now();  // seam-ok: throughput only, host code; never enters a run
   auto worker = [&] {
-    for (;;) {
-      if (stop.load()) return;
-      const std::size_t i = next.fetch_add(1);
-      if (i >= mine) return;
-      const std::uint64_t seed = start + shard.index + i * shard.count;
-      run_result r;
-      std::string why;
-      if (f.check_determinism) {
-        const std::string d = check_determinism(*s, seed, o, r);
-        if (!d.empty()) why = "nondeterministic: " + d;
-      } else {
-        r = run(*s, seed, o);
+    try {
+      for (;;) {
+        if (stop.load(std::memory_order_relaxed)) return;
+        const std::uint64_t j = next.fetch_add(1, std::memory_order_relaxed);
+        if (j >= total) return;
+        const std::uint64_t seed = range.at(j);
+        run_result r;
+        std::string why;
+        if (determinism) {
+          const std::string d = check_determinism(*s, seed, o, r);
+          if (!d.empty()) why = "nondeterministic: " + d;
+        } else {
+          r = run(*s, seed, o);
+        }
+        total_steps.fetch_add(r.steps, std::memory_order_relaxed);
+        if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
+        if (!why.empty()) {
+          std::lock_guard<std::mutex> hold(lock);
+          failures.push_back({seed, why.substr(0, why.find('\n'))});
+          if (max_failures != 0 && failures.size() >= max_failures) stop.store(true, std::memory_order_relaxed);
+        }
+        finished.fetch_add(1, std::memory_order_relaxed);
       }
-      total_steps.fetch_add(r.steps);
-      if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
-      if (!why.empty()) {
-        std::lock_guard<std::mutex> hold(lock);
-        failures.push_back({seed, why.substr(0, why.find('\n'))});
-        if (max_failures != 0 && failures.size() >= max_failures) stop.store(true);
-      }
-      finished.fetch_add(1);
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> hold(lock);
+      if (worker_error.empty()) worker_error = e.what();
+      stop.store(true, std::memory_order_relaxed);
     }
   };
   std::vector<std::thread> pool;  // seam-ok: simulator host code, outside any simulated run
-  for (unsigned j = 0; j < jobs; ++j) pool.emplace_back(worker);
+  for (unsigned j = 0; j < jobs; ++j) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error& e) {
+      std::lock_guard<std::mutex> hold(lock);
+      worker_error = cat("--jobs ", std::to_string(jobs), ": could not start worker thread ", std::to_string(j + 1),
+                         ": ", e.what());
+      stop.store(true, std::memory_order_relaxed);
+      break;
+    }
+  }
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (tty) {
-    while (finished.load() < mine && !stop.load()) {
+    while (finished.load(std::memory_order_relaxed) < total && !stop.load(std::memory_order_relaxed)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      const std::size_t done = finished.load();
+      const std::uint64_t done = finished.load(std::memory_order_relaxed);
       std::size_t failed;
       {
         std::lock_guard<std::mutex> hold(lock);
         failed = failures.size();
       }
-      draw_bar(done, mine, cat("seeds, ", std::to_string(failed), " failures"));
+      draw_bar(done, total, cat("seeds, ", std::to_string(failed), " failures"));
     }
     std::fprintf(stderr, "\n");
   }
@@ -324,106 +554,121 @@ int cmd_fuzz(const std::string& program, const common_flags& f, std::uint64_t se
   std::sort(failures.begin(), failures.end(), [](const failure& a, const failure& b) { return a.seed < b.seed; });
   for (const auto& fl : failures) {
     std::printf("fail: seed=%llu: %s\n", static_cast<unsigned long long>(fl.seed), fl.why.c_str());
-    std::printf("  replay: %s\n", replay_command(program, f.scenario, fl.seed, o).c_str());
+    std::printf("  replay: %s\n", replay_command(program, f.common.scenario, fl.seed, o).c_str());
   }
-  const std::size_t ran = finished.load();
-  if (ran < mine) {
+  const std::uint64_t ran = finished.load(std::memory_order_relaxed);
+  if (!worker_error.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "weft-sim: fuzz stopped after %llu seeds: %s\n", static_cast<unsigned long long>(ran),
+                 worker_error.c_str());
+    return exit_io;
+  }
+  if (ran < total) {
     std::printf("fuzz: stopped after %zu failures (--max-failures)\n", failures.size());
   }
-  const double steps = static_cast<double>(total_steps.load());
+  const double steps = static_cast<double>(total_steps.load(std::memory_order_relaxed));
   std::printf("stats: steps=%.0f steps/s=%.0f seeds/s/job=%.0f wall-s=%.3f jobs=%u\n", steps,
               seconds > 0 ? steps / seconds : 0.0, seconds > 0 ? static_cast<double>(ran) / seconds / jobs : 0.0,
               seconds, jobs);
-  std::printf("fuzz: %zu seeds, %zu failures, %.0f seeds/s\n", ran, failures.size(),
+  std::printf("fuzz: %llu seeds, %zu failures, %.0f seeds/s\n", static_cast<unsigned long long>(ran), failures.size(),
               seconds > 0 ? static_cast<double>(ran) / seconds : 0.0);
-  if (shrink_first && !failures.empty() && !f.check_determinism) {
+  if (f.shrink && !failures.empty()) {
     std::printf("fuzz: shrinking the first failure (seed %llu)\n", static_cast<unsigned long long>(failures.front().seed));
     std::fflush(stdout);
     report_shrink(program, *s, failures.front().seed, o, limits);
   }
-  return failures.empty() ? 0 : 1;
+  return failures.empty() ? exit_pass : exit_failed;
+}
+
+struct shrink_flags {
+  common_flags common;
+  text_flag seed;
+  limit_flags limits;
+};
+
+int cmd_shrink(const std::string& program, const shrink_flags& f) {
+  options o;
+  const scenario* s = prepare(f.common, o);
+  if (s == nullptr) return exit_usage;
+  const std::uint64_t seed = parse_integer("--seed", f.seed.text, std::uint64_t{0}, u64_max);
+  const shrink_limits limits = to_limits(f.limits);
+  if (f.common.check_determinism) {
+    throw invalid_options("--check-determinism", "applies to run, replay and fuzz, not to shrink");
+  }
+  std::printf("weft-sim shrink: scenario=%s seed=%llu %s\n", s->name.c_str(), static_cast<unsigned long long>(seed),
+              describe(resolve(o, seed)).c_str());
+  std::fflush(stdout);
+  return report_shrink(program, *s, seed, o, limits);
 }
 
 }  // namespace
 
 int cli_main(int argc, char** argv) {
   const std::string program = argc > 0 ? argv[0] : "weft-sim";
-  shrink_limits limits;
-  auto add_limits = [&limits](CLI::App* sub) {
-    sub->add_option("--max-runs", limits.max_runs, "shrink: simulations the search may spend");
-    sub->add_option("--seed-tries", limits.seed_tries, "shrink: seeds tried per smaller candidate");
-    sub->add_option("--param-floor", limits.param_floor, "shrink: lowest value a scenario knob is lowered to");
-    sub->add_flag("!--any-failure", limits.same_failure,
-                  "shrink: accept any failure, not only one of the original's kind");
-  };
   CLI::App app{"weft-sim: deterministic simulation of weft programs"};
   app.require_subcommand(1);
+  app.footer("Exit status: 0 pass, 1 a run failed (fuzz: a seed failed; shrink: the seed passes), 2 usage error "
+             "(bad flag or value, unknown scenario, output file cannot be opened), 3 an output file could not be "
+             "written or a worker thread not started.");
 
-  CLI::App* list = app.add_subcommand("list", "list the registered scenarios");
+  CLI::App* list = app.add_subcommand("list", "list the registered scenarios and their knobs' ranges");
 
-  common_flags run_flags;
-  std::uint64_t run_seed = 0;
-  std::string trace_file;
-  std::string chrome_file;
-  auto add_run_like = [&](CLI::App* sub) {
-    add_common(*sub, run_flags);
-    sub->add_option("--seed", run_seed, "the seed")->required();
-    sub->add_option("--trace", trace_file, "write the event trace as text");
-    sub->add_option("--chrome-trace", chrome_file, "write Chrome Trace Event JSON (Perfetto)");
+  const auto seed_help = cat("the seed, in [0, ", std::to_string(u64_max), "]");
+  // run and replay take the same flags, each into its own run_flags (a text_flag knows its option).
+  auto add_run_like = [&](CLI::App* sub, run_flags& f) {
+    add_common(*sub, f.common);
+    add_text(*sub, f.seed, "--seed", seed_help, "UINT")->required();
+    add_text(*sub, f.trace, "--trace", "write the event trace as text", "FILE");
+    add_text(*sub, f.chrome, "--chrome-trace", "write Chrome Trace Event JSON (Perfetto)", "FILE");
   };
+  run_flags run, replay;
   CLI::App* run_cmd = app.add_subcommand("run", "run one seed");
-  add_run_like(run_cmd);
+  add_run_like(run_cmd, run);
   CLI::App* replay_cmd = app.add_subcommand("replay", "replay a seed (takes the command a failure printed)");
-  add_run_like(replay_cmd);
+  add_run_like(replay_cmd, replay);
 
-  common_flags fuzz_flags;
-  std::uint64_t seeds = 0;
-  std::uint64_t start = 0;
-  unsigned jobs = 1;
-  std::string shard;
-  std::uint64_t max_failures = 100;
-  CLI::App* fuzz = app.add_subcommand("fuzz", "run a range of seeds");
-  add_common(*fuzz, fuzz_flags);
-  fuzz->add_option("--seeds", seeds, "how many seeds")->required();
-  fuzz->add_option("--start", start, "first seed (default 0)");
-  fuzz->add_option("--jobs", jobs, "parallel simulator threads");
-  fuzz->add_option("--shard", shard, "i/n: run only seeds whose index % n == i");
-  fuzz->add_option("--max-failures", max_failures, "stop after this many failures (0: never)");
-  bool fuzz_shrink = false;
-  fuzz->add_flag("--shrink", fuzz_shrink, "shrink the first failure (lowest seed) and print its minimal replay");
-  add_limits(fuzz);
+  fuzz_flags fuzz;
+  CLI::App* fuzz_cmd = app.add_subcommand("fuzz", "run a range of seeds");
+  add_common(*fuzz_cmd, fuzz.common);
+  add_text(*fuzz_cmd, fuzz.seeds, "--seeds", "how many seeds, >= 1 (start + seeds - 1 <= 2^64 - 1)", "UINT")
+      ->required();
+  add_text(*fuzz_cmd, fuzz.start, "--start", "first seed", "UINT", "0");
+  add_text(*fuzz_cmd, fuzz.jobs, "--jobs", cat("parallel simulator threads, in [1, ", std::to_string(max_jobs), "]"),
+           "UINT", "1");
+  add_text(*fuzz_cmd, fuzz.shard, "--shard", "i/n: run only seeds whose index % n == i (i < n <= seeds)", "I/N");
+  add_text(*fuzz_cmd, fuzz.max_failures, "--max-failures", "stop after this many failures (0: never)", "UINT", "100");
+  CLI::Option* shrink_flag =
+      fuzz_cmd->add_flag("--shrink", fuzz.shrink, "shrink the first failure (lowest seed) and print its minimal replay");
+  add_limits(*fuzz_cmd, fuzz.limits, shrink_flag);
 
-  common_flags shrink_flags;
-  std::uint64_t shrink_seed = 0;
+  shrink_flags shrink;
   CLI::App* shrink_cmd = app.add_subcommand(
       "shrink", "minimise a failing seed: fewer tasks/threads, faults, preemptions; prints the minimal replay");
-  add_common(*shrink_cmd, shrink_flags);
-  shrink_cmd->add_option("--seed", shrink_seed, "the failing seed")->required();
-  add_limits(shrink_cmd);
+  add_common(*shrink_cmd, shrink.common);
+  add_text(*shrink_cmd, shrink.seed, "--seed", cat("the failing ", seed_help.substr(4)), "UINT")->required();
+  add_limits(*shrink_cmd, shrink.limits, nullptr);
 
   try {
     app.parse(argc, argv);
     if (list->parsed()) return cmd_list();
-    if (run_cmd->parsed() || replay_cmd->parsed()) return cmd_run(program, run_flags, run_seed, trace_file, chrome_file);
-    if (fuzz->parsed()) {
-      return cmd_fuzz(program, fuzz_flags, seeds, start, jobs, shard, max_failures, fuzz_shrink, limits);
-    }
-    if (shrink_cmd->parsed()) {
-      const scenario* s = find_scenario(shrink_flags.scenario);
-      if (s == nullptr) return 2;
-      const options o = to_options(shrink_flags);
-      std::printf("weft-sim shrink: scenario=%s seed=%llu %s\n", s->name.c_str(),
-                  static_cast<unsigned long long>(shrink_seed), describe(resolve(o, shrink_seed)).c_str());
-      std::fflush(stdout);
-      return report_shrink(program, *s, shrink_seed, o, limits);
-    }
+    if (run_cmd->parsed()) return cmd_run(program, run);
+    if (replay_cmd->parsed()) return cmd_run(program, replay);
+    if (fuzz_cmd->parsed()) return cmd_fuzz(program, fuzz);
+    if (shrink_cmd->parsed()) return cmd_shrink(program, shrink);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const std::exception& e) {
+    // CLI11 prints the message; its own codes (100+) are folded into the one usage status.
+    const int code = app.exit(e);
+    return code == 0 ? exit_pass : exit_usage;
+  } catch (const invalid_options& e) {
+    std::fflush(stdout);
     std::fprintf(stderr, "weft-sim: %s\n", e.what());
-    return 2;
+    return exit_usage;
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "weft-sim: %s\n", e.what());
+    return exit_io;
   }
-  return 2;
+  return exit_usage;
 }
 
 }  // namespace weft::sim

@@ -7,8 +7,8 @@
 
 namespace weft::sim {
 
-context::context(engine& e, std::uint64_t seed, const options& o)
-    : engine_(e), seed_(seed), options_(o), random_(e.scenario_random().next()) {}
+context::context(engine& e, std::uint64_t seed, const options& o, const scenario& s)
+    : engine_(e), seed_(seed), options_(o), scenario_(s), random_(e.scenario_random().next()) {}
 
 std::uint64_t context::pick(std::uint64_t lo, std::uint64_t hi) {
   WEFT_ASSERT(lo <= hi);
@@ -24,6 +24,14 @@ bool context::chance(std::uint64_t numerator, std::uint64_t denominator) {
 std::int64_t context::param(std::string_view name, std::int64_t fallback) const {
   const auto it = options_.params.find(std::string(name));
   const std::int64_t value = it == options_.params.end() ? fallback : it->second;
+  const knob* k = scenario_.find_knob(name);
+  if (k == nullptr) {
+    engine_.fail("scenario " + scenario_.name + " reads knob '" + std::string(name) +
+                 "', which its WEFT_SIM_SCENARIO_KNOBS does not declare");
+  } else if (value < k->min || value > k->max) {
+    engine_.fail("scenario " + scenario_.name + " chose " + std::string(name) + "=" + std::to_string(value) +
+                 ", outside its declared range [" + std::to_string(k->min) + ", " + std::to_string(k->max) + "]");
+  }
   engine_.record_param(std::string(name), value);
   return value;
 }

@@ -22,6 +22,22 @@ bool fault_plan::any() const noexcept {
   return false;
 }
 
+void validate(const options& o) {
+  if (o.strategy != strategy_kind::random && o.strategy != strategy_kind::pct) {
+    throw invalid_options("--strategy", "unknown strategy; accepted: random, pct");
+  }
+  check_range("--depth", o.pct_depth, min_pct_depth, max_pct_depth);
+  check_range("--pct-steps", o.pct_steps, min_pct_steps);
+  check_range("--step-budget", o.step_budget, min_step_budget);
+  check_range("--cores", o.cores, min_cores, max_cores);
+  for (std::size_t k = 0; k < fault_kinds; ++k) {
+    if (o.faults.rate_ppm[k] <= ppm_one) continue;
+    throw invalid_options("--fault", std::string(platform::fault_name(static_cast<platform::fault>(k))) + " at " +
+                                         std::to_string(o.faults.rate_ppm[k]) +
+                                         " ppm is not a probability; accepted: [0, 1]");
+  }
+}
+
 options resolve(const options& o, std::uint64_t seed) {
   options r = o;
   if (!o.swarm) return r;

@@ -1,9 +1,20 @@
-// registry.cpp — the scenario registry (filled by static registrars before main).
+// registry.cpp — the scenario registry (filled by static registrars before main) and the check of
+// a run's knobs against the scenario's declaration.
 #include <algorithm>
+#include <stdexcept>
 
+#include <weft/sim/options.hpp>
+#include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
 
 namespace weft::sim {
+
+const knob* scenario::find_knob(std::string_view knob_name) const {
+  for (const auto& k : knobs) {
+    if (k.name == knob_name) return &k;
+  }
+  return nullptr;
+}
 
 registry& registry::global() {
   static registry r;
@@ -12,7 +23,7 @@ registry& registry::global() {
 
 void registry::add(scenario s) {
   for (auto& existing : scenarios_) {
-    if (existing.name == s.name) {  // a doc registered first: fill in the body
+    if (existing.name == s.name) {  // a doc or knobs registered first: fill in the body
       existing.body = s.body;
       return;
     }
@@ -27,7 +38,26 @@ void registry::describe(const std::string& name, std::string description) {
       return;
     }
   }
-  scenarios_.push_back(scenario{name, std::move(description), nullptr});
+  scenarios_.push_back(scenario{name, std::move(description), nullptr, {}});
+}
+
+void registry::declare_knobs(const std::string& name, std::vector<knob> knobs) {
+  std::sort(knobs.begin(), knobs.end(), [](const knob& a, const knob& b) { return a.name < b.name; });
+  for (std::size_t i = 0; i < knobs.size(); ++i) {
+    if (knobs[i].min > knobs[i].max) {
+      throw std::invalid_argument("scenario " + name + ": knob " + knobs[i].name + " has min > max");
+    }
+    if (i > 0 && knobs[i].name == knobs[i - 1].name) {
+      throw std::invalid_argument("scenario " + name + ": knob " + knobs[i].name + " is declared twice");
+    }
+  }
+  for (auto& existing : scenarios_) {
+    if (existing.name == name) {
+      existing.knobs = std::move(knobs);
+      return;
+    }
+  }
+  scenarios_.push_back(scenario{name, {}, nullptr, std::move(knobs)});
 }
 
 const scenario* registry::find(const std::string& name) const {
@@ -44,6 +74,22 @@ std::vector<const scenario*> registry::all() const {
   }
   std::sort(out.begin(), out.end(), [](const scenario* a, const scenario* b) { return a->name < b->name; });
   return out;
+}
+
+void validate(const scenario& s, const options& o) {
+  validate(o);
+  for (const auto& [name, value] : o.params) {
+    const knob* k = s.find_knob(name);
+    if (k == nullptr) {
+      std::string known;
+      for (const auto& declared : s.knobs) known += (known.empty() ? "" : ", ") + declared.name;
+      throw invalid_options("--param", "scenario " + s.name + " has no knob '" + name +
+                                           "'; accepted: " + (known.empty() ? "none" : known));
+    }
+    if (value < k->min || value > k->max) {
+      throw out_of_range("--param", name + "=" + std::to_string(value), k->min, k->max);
+    }
+  }
 }
 
 }  // namespace weft::sim

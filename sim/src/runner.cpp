@@ -90,12 +90,13 @@ thread_local std::unique_ptr<simulator_thread> local_simulator;
 }  // namespace
 
 run_result run(const scenario& s, std::uint64_t seed, const options& o) {
+  validate(s, o);  // before any simulator thread exists: a bad option throws in the caller
   if (!local_simulator) local_simulator = std::make_unique<simulator_thread>();
   run_result result;
   bool poisoned = false;
   local_simulator->execute([&] {
     engine e(seed, o);
-    context ctx(e, seed, e.opts());
+    context ctx(e, seed, e.opts(), s);
     e.execute([&ctx, &s] { s.body(ctx); });
     poisoned = e.poisoned();
     result = std::move(e).result();

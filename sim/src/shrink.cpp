@@ -1,6 +1,7 @@
 // shrink.cpp — the shrinker (see shrink.hpp).
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,6 +24,11 @@ std::string failure_signature(const run_result& r) {
     if (std::isdigit(static_cast<unsigned char>(c)) == 0) out.push_back(c);
   }
   return out;
+}
+
+void validate(const shrink_limits& limits) {
+  check_range("--max-runs", limits.max_runs, min_shrink_runs);
+  check_range("--seed-tries", limits.seed_tries, min_seed_tries);
 }
 
 namespace {
@@ -72,14 +78,16 @@ class searcher {
   // The candidate options under the current seed and the next seed_tries - 1; the first failing
   // one becomes the current case.
   bool attempt(failing_case& cur, const options& candidate, const std::string& what) {
-    const std::uint64_t tries = std::max<std::uint64_t>(limits_.seed_tries, 1);
+    // The seeds after cur.seed stop at the largest seed rather than wrap to 0.
+    const std::uint64_t room = std::numeric_limits<std::uint64_t>::max() - cur.seed;
+    const std::uint64_t tries = limits_.seed_tries - 1 > room ? room + 1 : limits_.seed_tries;
     for (std::uint64_t t = 0; t < tries; ++t) {
       if (!budget_left()) return false;
       const std::uint64_t seed = cur.seed + t;
       run_result r = run_one(seed, candidate);
       if (!fails(r)) continue;
       cur.seed = seed;
-      cur.opts = tighten(candidate, r);
+      cur.opts = tighten(scenario_, candidate, r);
       cur.result = std::move(r);
       out_.log.push_back(t == 0 ? what : cat(what, " (seed ", std::to_string(seed), ")"));
       return true;
@@ -111,9 +119,12 @@ class searcher {
   }
 
   // A failing run's options with every knob it used made explicit and the preemption bound
-  // lowered to what it used: the same run.
-  static options tighten(options o, const run_result& r) {
-    for (const auto& [name, value] : r.params) o.params[name] = value;
+  // lowered to what it used: the same run. A knob the scenario does not declare cannot be
+  // passed back (run() rejects it); that run has already failed for reading it.
+  static options tighten(const scenario& s, options o, const run_result& r) {
+    for (const auto& [name, value] : r.params) {
+      if (s.find_knob(name) != nullptr) o.params[name] = value;
+    }
     o.max_preemptions = std::min(o.max_preemptions, r.preemptions);
     return o;
   }
@@ -130,6 +141,8 @@ class searcher {
 
 shrink_result shrink(const scenario& s, std::uint64_t seed, const options& o, const shrink_limits& limits,
                      const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  validate(limits);
+  validate(s, o);
   shrink_result out;
   searcher search(s, limits, progress, out);
   options plain = o;
@@ -148,7 +161,7 @@ shrink_result shrink(const scenario& s, std::uint64_t seed, const options& o, co
   // made as the bound. It must be the very same run (same trace hash).
   options explicit_form = resolve(plain, seed);
   explicit_form.swarm = false;
-  explicit_form = searcher::tighten(explicit_form, first);
+  explicit_form = searcher::tighten(s, explicit_form, first);
   if (search.budget_left()) {
     run_result again = search.run_one(seed, explicit_form);
     if (again.trace_hash == first.trace_hash && search.fails(again)) {
@@ -183,7 +196,9 @@ shrink_result shrink(const scenario& s, std::uint64_t seed, const options& o, co
     for (const auto& [name, value] : cur.result.params) names.insert(name);
     for (const auto& name : names) {
       if (out.budget_exhausted) break;
-      moved |= search.lower(cur, name, limits.param_floor, param_of(name),
+      const knob* k = s.find_knob(name);
+      if (k == nullptr) continue;
+      moved |= search.lower(cur, name, std::max(limits.param_floor, k->min), param_of(name),
                             [&name](options& c, std::int64_t v) { c.params[name] = v; });
     }
     // 3. Preemptions, towards none.

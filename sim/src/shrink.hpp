@@ -28,10 +28,13 @@ namespace weft::sim {
 
 struct scenario;
 
+inline constexpr std::uint64_t min_shrink_runs = 1;  // the original run is one of them
+inline constexpr std::uint64_t min_seed_tries = 1;   // the current seed itself
+
 struct shrink_limits {
   std::uint64_t max_runs = 20'000;  // simulations the search may spend (the original run included)
   std::uint64_t seed_tries = 256;    // seeds tried per candidate: current, current + 1, ...
-  std::int64_t param_floor = 1;    // knobs are not lowered below this (0 workers is no test)
+  std::int64_t param_floor = 1;    // knobs are not lowered below this nor below their declared min
   bool same_failure = true;        // a candidate must fail the same way (failure_signature)
 };
 
@@ -51,11 +54,14 @@ struct shrink_result {
   std::vector<std::string> log;  // the reductions kept, in order ("tasks 9 -> 4")
 };
 
+// Throws invalid_options for a limit outside its range.
+void validate(const shrink_limits& limits);
+
 // What a failure is, for "fails the same way": the first line of the first failure, up to its
 // first ':' (e.g. "deadlock", "livelock"), without digits (ids and counts may change).
 std::string failure_signature(const run_result& r);
 
-// Lowered knob by knob; `progress` (optional) is called after every simulation with the runs so
+// Lowered knob by knob (validates `limits` and `o` first); `progress` (optional) is called after every simulation with the runs so
 // far and the limit.
 shrink_result shrink(const scenario& s, std::uint64_t seed, const options& o, const shrink_limits& limits = {},
                      const std::function<void(std::uint64_t runs, std::uint64_t limit)>& progress = {});

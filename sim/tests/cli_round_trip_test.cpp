@@ -3,31 +3,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <unistd.h>
 
+#include "cli_support.hpp"
+
 namespace {
 
-struct output {
-  std::string text;
-  int status = -1;
-};
-
-output shell(const std::string& command) {
-  output out;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) out.text += buf;
-  const int status = pclose(pipe);
-  out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
+using weft::sim::testing::binary;
+using weft::sim::testing::output;
+using weft::sim::testing::shell;
 
 std::string line_value(const std::string& text, const std::string& key) {
   const auto at = text.find("\n" + key);
@@ -35,11 +23,6 @@ std::string line_value(const std::string& text, const std::string& key) {
   if (begin == std::string::npos) return "";
   const auto end = text.find('\n', begin);
   return text.substr(begin + key.size(), end - begin - key.size());
-}
-
-std::string binary() {
-  const char* path = std::getenv("WEFT_SIM_BIN");
-  return path != nullptr ? path : "";
 }
 
 TEST(cli, run_and_replay_print_the_same_trace_hash) {

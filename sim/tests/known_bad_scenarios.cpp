@@ -23,21 +23,27 @@ using namespace weft::sim::scenarios;
 WEFT_SIM_SCENARIO(wake_storm_lost_wake) (weft::sim::context& sim) {
   wake_storm<wake_storm_variant::lost_wake>(sim);
 }
+WEFT_SIM_SCENARIO_KNOBS(wake_storm_lost_wake, wake_storm_knobs());
 WEFT_SIM_SCENARIO(timer_storm_early) (weft::sim::context& sim) {
   timer_storm<timer_storm_variant::early>(sim);
 }
+WEFT_SIM_SCENARIO_KNOBS(timer_storm_early, timer_storm_knobs());
 WEFT_SIM_SCENARIO(inbox_overflow_stranded) (weft::sim::context& sim) {
   inbox_overflow<inbox_overflow_variant::stranded>(sim);
 }
+WEFT_SIM_SCENARIO_KNOBS(inbox_overflow_stranded, inbox_overflow_knobs());
 WEFT_SIM_SCENARIO(shutdown_race_finished_early) (weft::sim::context& sim) {
   shutdown_race<shutdown_race_variant::finished_early>(sim);
 }
+WEFT_SIM_SCENARIO_KNOBS(shutdown_race_finished_early, shutdown_race_knobs());
 WEFT_SIM_SCENARIO(cross_worker_ping_pong_migrate) (weft::sim::context& sim) {
   cross_worker_ping_pong<ping_pong_variant::migrate>(sim);
 }
+WEFT_SIM_SCENARIO_KNOBS(cross_worker_ping_pong_migrate, cross_worker_ping_pong_knobs());
 WEFT_SIM_SCENARIO(local_domain_dispatch_macro_follow_up) (weft::sim::context& sim) {
   local_domain_dispatch<local_domain_variant::macro_follow_up>(sim);
 }
+WEFT_SIM_SCENARIO_KNOBS(local_domain_dispatch_macro_follow_up, local_domain_dispatch_knobs());
 
 // A WEFT_ASSERT that fails inside a run: the run fails with the assertion, the process goes on.
 WEFT_SIM_SCENARIO(test_assert_fails) (weft::sim::context& sim) {
@@ -77,3 +83,16 @@ WEFT_SIM_SCENARIO(test_sleep_one_hour) (weft::sim::context& sim) {
   const weft::instant after = weft::platform::clock::now();
   if (after - before < 1h) sim.fail("slept less than an hour of virtual time");
 }
+
+// Reads a knob it does not declare: every run fails.
+WEFT_SIM_SCENARIO(test_undeclared_knob) (weft::sim::context& sim) { (void)sim.param("undeclared", 1); }
+
+// Declares n in [3, 10] and falls back to 11 on its own: every run fails.
+WEFT_SIM_SCENARIO(test_knob_fallback_out_of_range) (weft::sim::context& sim) { (void)sim.param("n", 11); }
+WEFT_SIM_SCENARIO_KNOBS(test_knob_fallback_out_of_range, {{"n", 3, 10, "a count"}});
+
+// Fails when n >= 5, and at seed 0 for every n: shrink tests its knob floor and seed tries.
+WEFT_SIM_SCENARIO(test_fails_with_knob) (weft::sim::context& sim) {
+  if (sim.param("n", 8) >= 5 || sim.seed() == 0) sim.fail("n too large");
+}
+WEFT_SIM_SCENARIO_KNOBS(test_fails_with_knob, {{"n", 3, 10, "a count"}});

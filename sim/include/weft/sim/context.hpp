@@ -17,6 +17,7 @@
 #include <weft/platform/random.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/sim/options.hpp>
+#include <weft/sim/scenario.hpp>
 
 namespace weft::sim {
 
@@ -24,7 +25,7 @@ class engine;
 
 class context {
  public:
-  context(engine& e, std::uint64_t seed, const options& o);
+  context(engine& e, std::uint64_t seed, const options& o, const scenario& s);
   context(const context&) = delete;
   context& operator=(const context&) = delete;
 
@@ -39,7 +40,9 @@ class context {
   std::uint64_t pick(std::uint64_t lo, std::uint64_t hi);
   bool chance(std::uint64_t numerator, std::uint64_t denominator);
   platform::random& random() noexcept { return random_; }
-  // A scenario knob (options::params, `--param name=value`), or `fallback`.
+  // A scenario knob (options::params, `--param name=value`), or `fallback`. The run fails when
+  // the scenario does not declare `name` (WEFT_SIM_SCENARIO_KNOBS) or the value lies outside
+  // the declared range (run() has already rejected such a --param, so that is `fallback`).
   std::int64_t param(std::string_view name, std::int64_t fallback) const;
 
   // A note in the trace.
@@ -76,6 +79,7 @@ class context {
   engine& engine_;
   std::uint64_t seed_;
   const options& options_;
+  const scenario& scenario_;
   platform::random random_;
 };
 

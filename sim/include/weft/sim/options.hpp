@@ -2,13 +2,15 @@
 //
 // A run is a pure function of (scenario, seed, options). describe() prints the options in the
 // form shown at the start of a run; replay_arguments() renders them as the CLI flags that
-// reproduce the run.
+// reproduce the run. validate() checks every field against the ranges below (run() calls it
+// first; the CLI checks the same ranges while parsing).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <string>
 
 #include <weft/platform/fault.hpp>
@@ -50,6 +52,43 @@ struct options {
 };
 
 constexpr std::uint32_t ppm_one = 1'000'000;
+
+// Accepted ranges of the options (inclusive). Fields not named here take their type's full range.
+inline constexpr std::uint32_t min_pct_depth = 1;
+inline constexpr std::uint32_t max_pct_depth = 1'024;  // d - 1 change points are drawn before the run
+inline constexpr std::uint64_t min_pct_steps = 1;      // change points are drawn from steps [1, k]
+inline constexpr std::uint64_t min_step_budget = 1;
+inline constexpr std::uint32_t min_cores = 1;          // what hardware_concurrency() answers
+inline constexpr std::uint32_t max_cores = 4'096;      // a runtime sizes its workers from it
+
+// An option outside its accepted range. `flag` is the CLI flag of the field ("--cores", "--param"),
+// which is also how describe() and replay_arguments() name it.
+class invalid_options : public std::invalid_argument {
+ public:
+  invalid_options(std::string flag, const std::string& message)
+      : std::invalid_argument(flag + ": " + message), flag_(std::move(flag)) {}
+  const std::string& flag() const noexcept { return flag_; }
+
+ private:
+  std::string flag_;
+};
+
+// "--cores: 0 is outside the accepted range [1, 4096]" as an invalid_options.
+template <class T>
+invalid_options out_of_range(const std::string& flag, const std::string& value, T min, T max) {
+  return invalid_options(flag, value + " is outside the accepted range [" + std::to_string(min) + ", " +
+                                   std::to_string(max) + "]");
+}
+
+// Throws out_of_range(flag, value, min, max) unless value is in [min, max].
+template <class T>
+void check_range(const std::string& flag, T value, T min, T max = std::numeric_limits<T>::max()) {
+  if (value < min || value > max) throw out_of_range(flag, std::to_string(value), min, max);
+}
+
+// Throws invalid_options for the first field outside its range (the scenario knobs in `params`
+// are checked against the scenario's declaration by validate(scenario, options), see run.hpp).
+void validate(const options& o);
 
 // The options a run with `seed` actually uses: with `swarm`, each fault kind left at rate 0 is
 // switched on or off, and given a rate, from the seed's swarm stream.

@@ -39,6 +39,11 @@ struct run_result {
   std::vector<std::string> fiber_names;  // index = fiber id
 };
 
+// Throws invalid_options when `o` is outside its ranges (validate(options)), or a --param is not
+// a knob `s` declares or lies outside the knob's declared range.
+void validate(const scenario& s, const options& o);
+
+// Runs `s` with `seed`; validates `o` first (validate above).
 run_result run(const scenario& s, std::uint64_t seed, const options& o);
 
 // The resident memory (VmHWM) a fuzz campaign of the built-in scenarios stays under, per process,

@@ -12,19 +12,42 @@
 // and link the translation unit into a binary whose main calls weft::sim::cli_main (the
 // `weft_sim_cli_dep` meson dependency does both); then `my-binary fuzz --scenario my_race
 // --seeds 10000`. WEFT_SIM_SCENARIO_DOC(name, "one line") adds the line `list` prints.
+//
+// Every knob a scenario reads with context::param is declared with its accepted range:
+//
+//   WEFT_SIM_SCENARIO_KNOBS(my_race, {{"workers", 1, 64, "worker threads"},
+//                                     {"tasks", 0, 10'000, "tasks submitted"}});
+//
+// run() rejects a --param the scenario does not declare, or one outside its range, before the
+// run starts (invalid_options); a run whose scenario reads an undeclared knob, or whose own
+// choice for a knob falls outside the declared range, fails. `list` prints the ranges.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace weft::sim {
 
 class context;
 
+// A scenario knob (`--param name=value`) and the values it accepts, [min, max] inclusive.
+struct knob {
+  std::string name;
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+  std::string help;
+};
+
 struct scenario {
   std::string name;
   std::string description;
   void (*body)(context&) = nullptr;
+  std::vector<knob> knobs{};  // sorted by name
+
+  const knob* find_knob(std::string_view knob_name) const;
 };
 
 class registry {
@@ -33,6 +56,8 @@ class registry {
   void add(scenario s);
   const scenario* find(const std::string& name) const;
   void describe(const std::string& name, std::string description);
+  // Throws std::invalid_argument for a knob declared twice or with min > max.
+  void declare_knobs(const std::string& name, std::vector<knob> knobs);
   // Sorted by name.
   std::vector<const scenario*> all() const;
 
@@ -41,10 +66,13 @@ class registry {
 };
 
 struct scenario_registrar {
-  scenario_registrar(const char* name, void (*body)(context&)) { registry::global().add({name, {}, body}); }
+  scenario_registrar(const char* name, void (*body)(context&)) { registry::global().add({name, {}, body, {}}); }
 };
 struct scenario_doc {
   scenario_doc(const char* name, const char* text) { registry::global().describe(name, text); }
+};
+struct scenario_knobs {
+  scenario_knobs(const char* name, std::vector<knob> knobs) { registry::global().declare_knobs(name, std::move(knobs)); }
 };
 
 // The weft-sim command line (list / run / replay / fuzz) over the registered scenarios.
@@ -60,3 +88,7 @@ int cli_main(int argc, char** argv);
 
 #define WEFT_SIM_SCENARIO_DOC(name, text) \
   [[maybe_unused]] static const ::weft::sim::scenario_doc weft_sim_doc_##name{#name, text}
+
+// WEFT_SIM_SCENARIO_KNOBS(name, {{"knob", min, max, "help"}, ...}) or (name, a std::vector<knob>).
+#define WEFT_SIM_SCENARIO_KNOBS(name, ...) \
+  [[maybe_unused]] static const ::weft::sim::scenario_knobs weft_sim_knobs_##name{#name, __VA_ARGS__}

@@ -1,0 +1,199 @@
+// CLI input validation: every bad flag value ends the command before any run with exit status 2
+// and a stderr line naming the flag; `fuzz` computes its seeds on demand (a huge --seeds runs its
+// first seed under a small address-space limit).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "../src/seed_range.hpp"
+#include "cli_support.hpp"
+
+namespace {
+
+using weft::sim::testing::binary;
+using weft::sim::testing::output;
+using weft::sim::testing::shell;
+using weft::sim::testing::shell_raw;
+
+constexpr int exit_failed = 1;
+constexpr int exit_usage = 2;
+constexpr int exit_io = 3;
+
+struct bad_input {
+  const char* args;  // after the binary
+  const char* flag;  // what stderr must name
+};
+
+// Each is wrong in exactly one flag; the rest would run.
+const std::vector<bad_input> bad_inputs = {
+    {"run --scenario wake_storm --seed -1", "--seed"},
+    {"run --scenario wake_storm --seed 18446744073709551616", "--seed"},
+    {"run --scenario wake_storm --seed 12abc", "--seed"},
+    {"run --scenario wake_storm --seed ' 5'", "--seed"},
+    {"run --scenario wake_storm --seed +5", "--seed"},
+    {"replay --scenario wake_storm --seed -1", "--seed"},
+    {"run --scenario wake_storm --seed 1 --seed 2", "--seed"},
+    {"fuzz --scenario wake_storm --seeds 0", "--seeds"},
+    {"fuzz --scenario wake_storm --seeds -5", "--seeds"},
+    {"fuzz --scenario wake_storm --seeds 18446744073709551616", "--seeds"},
+    {"fuzz --scenario wake_storm --seeds 3 --start 18446744073709551614", "--seeds"},
+    {"fuzz --scenario wake_storm --seeds 1 --start -1", "--start"},
+    {"run --scenario wake_storm --seed 1 --param nosuch=1", "--param"},
+    {"run --scenario wake_storm --seed 1 --param tasks=notanumber", "--param"},
+    {"run --scenario wake_storm --seed 1 --param tasks=99999999999999999999", "--param"},
+    {"run --scenario wake_storm --seed 1 --param tasks=0", "--param"},
+    {"run --scenario wake_storm --seed 1 --param tasks=10001", "--param"},
+    {"run --scenario wake_storm --seed 1 --param tasks", "--param"},
+    {"run --scenario wake_storm --seed 1 --param =3", "--param"},
+    {"run --scenario wake_storm --seed 1 --param tasks=2 --param tasks=3", "--param"},
+    {"run --scenario shutdown_race --seed 1 --param workers=0", "--param"},
+    {"run --scenario shutdown_race --seed 1 --param stop_mode=4", "--param"},
+    {"run --scenario cross_worker_ping_pong --seed 1 --param workers=1", "--param"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=nan", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=inf", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=-0.1", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=1.5", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=0.5x", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=1e-9", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault nosuch=0.1", "--fault"},
+    {"run --scenario wake_storm --seed 1 --fault inbox_full=0.1 --fault inbox_full=0.2", "--fault"},
+    {"run --scenario wake_storm --seed 1 --cores 0", "--cores"},
+    {"run --scenario wake_storm --seed 1 --cores 4097", "--cores"},
+    {"replay --scenario wake_storm --seed 1 --cores 0", "--cores"},
+    {"run --scenario wake_storm --seed 1 --strategy pct --depth 0", "--depth"},
+    {"run --scenario wake_storm --seed 1 --strategy pct --depth 1025", "--depth"},
+    {"run --scenario wake_storm --seed 1 --depth 2", "--depth"},
+    {"run --scenario wake_storm --seed 1 --strategy pct --pct-steps 0", "--pct-steps"},
+    {"run --scenario wake_storm --seed 1 --pct-steps 10", "--pct-steps"},
+    {"run --scenario wake_storm --seed 1 --preemptions -1", "--preemptions"},
+    {"run --scenario wake_storm --seed 1 --step-budget 0", "--step-budget"},
+    {"run --scenario wake_storm --seed 1 --strategy nosuch", "--strategy"},
+    {"run --scenario wake_storm --seed 1 --trace /nonexistent-weft-dir/trace.txt", "--trace"},
+    {"run --scenario wake_storm --seed 1 --chrome-trace /nonexistent-weft-dir/trace.json", "--chrome-trace"},
+    {"run --scenario wake_storm --seed 1 --trace ''", "--trace"},
+    {"fuzz --scenario wake_storm --seeds 2 --jobs 0", "--jobs"},
+    {"fuzz --scenario wake_storm --seeds 2 --jobs -1", "--jobs"},
+    {"fuzz --scenario wake_storm --seeds 2 --jobs 100000", "--jobs"},
+    {"fuzz --scenario wake_storm --seeds 4 --shard 4/4", "--shard"},
+    {"fuzz --scenario wake_storm --seeds 4 --shard 0/0", "--shard"},
+    {"fuzz --scenario wake_storm --seeds 4 --shard 0/5", "--shard"},
+    {"fuzz --scenario wake_storm --seeds 4 --shard -1/4", "--shard"},
+    {"fuzz --scenario wake_storm --seeds 4 --shard 1", "--shard"},
+    {"fuzz --scenario wake_storm --seeds 2 --max-failures -1", "--max-failures"},
+    {"fuzz --scenario wake_storm --seeds 2 --max-runs 5", "--max-runs"},
+    {"fuzz --scenario wake_storm --seeds 2 --seed-tries 5", "--seed-tries"},
+    {"fuzz --scenario wake_storm --seeds 2 --shrink --check-determinism", "--shrink"},
+    {"shrink --scenario wake_storm --seed 1 --max-runs 0", "--max-runs"},
+    {"shrink --scenario wake_storm --seed 1 --seed-tries 0", "--seed-tries"},
+    {"shrink --scenario wake_storm --seed 1 --param-floor x", "--param-floor"},
+    {"shrink --scenario wake_storm --seed 1 --check-determinism", "--check-determinism"},
+    {"shrink --scenario wake_storm --seed 18446744073709551616", "--seed"},
+};
+
+TEST(cli_validation, every_bad_input_exits_2_naming_its_flag) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  for (const auto& bad : bad_inputs) {
+    // stderr alone through the pipe; a run that started would print to stdout.
+    const output err = shell_raw(binary() + " " + bad.args + " 2>&1 >/dev/null");
+    EXPECT_EQ(err.status, exit_usage) << bad.args << "\n" << err.text;
+    EXPECT_NE(err.text.find(bad.flag), std::string::npos) << bad.args << "\n" << err.text;
+    const output out = shell_raw(binary() + " " + bad.args + " 2>/dev/null");
+    EXPECT_EQ(out.text.find("outcome:"), std::string::npos) << bad.args << " ran:\n" << out.text;
+    EXPECT_EQ(out.text.find("weft-sim fuzz:"), std::string::npos) << bad.args << " ran:\n" << out.text;
+  }
+}
+
+TEST(cli_validation, a_range_error_names_the_accepted_range) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const output jobs = shell_raw(binary() + " fuzz --scenario wake_storm --seeds 2 --jobs 100000 2>&1 >/dev/null");
+  EXPECT_EQ(jobs.text, "weft-sim: --jobs: 100000 is outside the accepted range [1, 256]\n");
+  const output knob = shell_raw(binary() + " run --scenario shutdown_race --seed 1 --param workers=0 2>&1 >/dev/null");
+  EXPECT_EQ(knob.text, "weft-sim: --param: workers=0 is outside the accepted range [1, 64]\n");
+}
+
+// /dev/full opens but refuses every write: the run happens, the lost trace is reported.
+TEST(cli_validation, a_trace_that_cannot_be_written_exits_3_naming_its_flag) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  for (const char* flag : {"--trace", "--chrome-trace"}) {
+    const output err =
+        shell_raw(binary() + " run --scenario wake_storm --seed 1 " + flag + " /dev/full 2>&1 >/dev/null");
+    EXPECT_EQ(err.status, exit_io) << flag << "\n" << err.text;
+    EXPECT_EQ(err.text, std::string("weft-sim: ") + flag + ": writing '/dev/full' failed\n");
+  }
+}
+
+TEST(cli_validation, the_largest_seeds_run_without_wrapping) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const output fuzz = shell(binary() + " fuzz --scenario wake_storm --seeds 2 --start 18446744073709551614");
+  ASSERT_EQ(fuzz.status, 0) << fuzz.text;
+  EXPECT_NE(fuzz.text.find("seeds=18446744073709551614..18446744073709551615 "), std::string::npos) << fuzz.text;
+  EXPECT_NE(fuzz.text.find("fuzz: 2 seeds, 0 failures"), std::string::npos) << fuzz.text;
+  const output run = shell(binary() + " run --scenario wake_storm --seed 18446744073709551615");
+  EXPECT_EQ(run.status, 0) << run.text;
+}
+
+TEST(cli_validation, list_shows_each_knob_with_its_range) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const output list = shell(binary() + " list");
+  ASSERT_EQ(list.status, 0) << list.text;
+  const auto at = list.text.find("\nshutdown_race ");
+  ASSERT_NE(at, std::string::npos) << list.text;
+  const std::string after = list.text.substr(at);
+  EXPECT_NE(after.find("--param workers          [1, 64]"), std::string::npos) << list.text;
+  EXPECT_NE(after.find("--param stop_mode        [0, 3]"), std::string::npos) << list.text;
+}
+
+// A vector of 10^8 seeds is 800 MB; under a 400 MB address-space limit only a fuzz that computes
+// its seeds on demand reaches its first seed. --step-budget 1 fails every seed (livelock) and
+// --max-failures 1 stops after the first, so the command ends at once.
+TEST(cli_validation, fuzz_does_not_materialise_its_seed_range) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const std::string limited = "ulimit -v 400000 && " + binary();
+  const output one = shell(limited + " fuzz --scenario wake_storm --seeds 100000000 --start 0 --step-budget 1 --max-failures 1");
+  EXPECT_EQ(one.status, exit_failed) << one.text;
+  EXPECT_NE(one.text.find("fail: seed=0: livelock"), std::string::npos) << one.text;
+  // Per shard and per job: two workers each take the next seed of shard 3/7 (13, 20, ...).
+  const output sharded = shell(limited + " fuzz --scenario wake_storm --seeds 100000000 --start 10 --shard 3/7"
+                                         " --jobs 2 --step-budget 1 --max-failures 1");
+  EXPECT_EQ(sharded.status, exit_failed) << sharded.text;
+  EXPECT_NE(sharded.text.find("fail: seed=13: livelock"), std::string::npos) << sharded.text;
+}
+
+TEST(seed_range, computes_each_shards_seeds_without_storing_them) {
+  const weft::sim::seed_range all(0, 100'000'000, 0, 1);
+  EXPECT_EQ(all.size(), 100'000'000u);
+  EXPECT_EQ(all.at(0), 0u);
+  EXPECT_EQ(all.at(99'999'999), 99'999'999u);
+  EXPECT_LE(sizeof(all), 4 * sizeof(std::uint64_t));
+
+  // Seeds 10..59, shard 1/2: 11, 13, ..., 59.
+  const weft::sim::seed_range odd(10, 50, 1, 2);
+  EXPECT_EQ(odd.size(), 25u);
+  EXPECT_EQ(odd.at(0), 11u);
+  EXPECT_EQ(odd.at(24), 59u);
+  EXPECT_EQ(odd.first(), 10u);
+  EXPECT_EQ(odd.last(), 59u);
+
+  // Every index of every shard, together, is each seed exactly once.
+  std::vector<int> hits(10, 0);
+  for (std::uint64_t shard = 0; shard < 3; ++shard) {
+    const weft::sim::seed_range r(100, 10, shard, 3);
+    for (std::uint64_t j = 0; j < r.size(); ++j) ++hits[r.at(j) - 100];
+  }
+  EXPECT_EQ(hits, std::vector<int>(10, 1));
+
+  constexpr std::uint64_t top = std::numeric_limits<std::uint64_t>::max();
+  const weft::sim::seed_range highest(top - 2, 3, 0, 1);
+  EXPECT_EQ(highest.size(), 3u);
+  EXPECT_EQ(highest.at(2), top);
+  EXPECT_EQ(highest.last(), top);
+  const weft::sim::seed_range everything(0, top, 0, 1);
+  EXPECT_EQ(everything.size(), top);
+  EXPECT_EQ(everything.at(top - 1), top - 1);
+}
+
+}  // namespace
