@@ -171,7 +171,8 @@ def check_scenarios(root, weft_sim):
     if weft_sim is None:
         return None  # reported as skipped by the caller
     out = subprocess.run([weft_sim, 'list'], check=True, capture_output=True, text=True).stdout
-    listed = [line.split()[0] for line in out.splitlines() if line.strip()]
+    # Scenario lines start at column 0; the knob lines under each are indented.
+    listed = [line.split()[0] for line in out.splitlines() if line.strip() and not line[0].isspace()]
     if not listed:
         raise ClaimError('weft-sim list printed no scenario')
     documented = table_rows(read(root, 'docs/simulator.md'), r'## Scenarios\b')
