@@ -35,8 +35,12 @@ namespace weft::detail {
 
 class blocking_admission {
  public:
+  // Both limits are at least 1: runtime::builder refuses a zero capacity with a usage_error.
   blocking_admission(std::size_t max_threads, std::size_t max_queued)
-      : max_threads_(max_threads == 0 ? 1 : max_threads), max_queued_(max_queued == 0 ? 1 : max_queued) {}
+      : max_threads_(max_threads), max_queued_(max_queued) {
+    WEFT_ASSERT(max_threads_ > 0);
+    WEFT_ASSERT(max_queued_ > 0);
+  }
   blocking_admission(const blocking_admission&) = delete;
   blocking_admission& operator=(const blocking_admission&) = delete;
 
