@@ -30,6 +30,7 @@ case "${1:-}" in
 esac
 out="$root/build-check"
 jobs=${WEFT_JOBS:-$(nproc)}
+fuzz_jobs=$(( jobs < 256 ? jobs : 256 ))  # weft-sim fuzz accepts --jobs in [1, 256]
 if [ "$quick" = 1 ]; then
   fuzz_seeds=${WEFT_FUZZ_SEEDS:-200}
   swarm_seeds=${WEFT_SWARM_SEEDS:-100}
@@ -114,9 +115,9 @@ sim_run() {
   local scenarios
   scenarios=$("$cli" list | awk '/^[^ ]/ {print $1}')  # knob lines are indented
   for s in $scenarios; do
-    "$cli" fuzz --scenario "$s" --seeds "$fuzz_seeds" --start 0 --jobs "$jobs" || return 1
+    "$cli" fuzz --scenario "$s" --seeds "$fuzz_seeds" --start 0 --jobs "$fuzz_jobs" || return 1
     # Swarm: each seed picks its own fault mix (injected task exceptions, stop requests, ...).
-    "$cli" fuzz --scenario "$s" --seeds "$swarm_seeds" --start 0 --jobs "$jobs" --swarm || return 1
+    "$cli" fuzz --scenario "$s" --seeds "$swarm_seeds" --start 0 --jobs "$fuzz_jobs" --swarm || return 1
   done
 }
 

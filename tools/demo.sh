@@ -18,6 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build-demo
 jobs=${WEFT_JOBS:-$(nproc)}
+fuzz_jobs=$(( jobs < 256 ? jobs : 256 ))  # weft-sim fuzz accepts --jobs in [1, 256]
 seeds=${WEFT_DEMO_SEEDS:-20000}
 
 # 1. Packages. As root, install-deps.sh installs what is missing; otherwise it only lists it, and
@@ -56,7 +57,7 @@ demo_simulator() {
   echo "--- fuzz: $seeds seeds of $scenario, each seed its own schedule and fault mix (--swarm)"
   local log="$build/demo-fuzz.log" status=0
   # The progress bar goes to the terminal (stderr); the report is kept to pick a seed below.
-  "$sim" fuzz --scenario "$scenario" --seeds "$seeds" --jobs "$jobs" --swarm --shrink | tee "$log" || status=$?
+  "$sim" fuzz --scenario "$scenario" --seeds "$seeds" --jobs "$fuzz_jobs" --swarm --shrink | tee "$log" || status=$?
 
   # The seed to replay: the first failure if the campaign found one, else a seed of the campaign.
   local replay_args
