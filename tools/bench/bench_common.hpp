@@ -4,7 +4,10 @@
 //
 // Arguments: [--scale F] [--scenario NAME|all] [--list]. --scale multiplies every iteration count
 // (at least 1 of each), so the test suite can run a tiny version; the work per item never changes.
+// A bad flag ends the program with exit status 2 and one line naming it (../tool_flags.hpp).
 #pragma once
+
+#include "../tool_flags.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -43,6 +46,11 @@ inline std::uint64_t kernel(std::uint64_t seed) noexcept {
   return x;
 }
 
+// --scale's accepted range: below the minimum every count is already 1; past the maximum the
+// largest scenario's counts no longer fit in memory.
+inline constexpr double min_scale = 1e-6;
+inline constexpr double max_scale = 100.0;
+
 struct args {
   double scale = 1.0;
   std::string scenario = "all";
@@ -56,29 +64,30 @@ struct args {
 
 inline args parse_args(int argc, char** argv) {
   args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--scale" && i + 1 < argc) {
-      a.scale = std::strtod(argv[++i], nullptr);
-    } else if (arg == "--scenario" && i + 1 < argc) {
-      a.scenario = argv[++i];
-    } else if (arg == "--list") {
-      for (const char* s : scenario_names) std::printf("%s\n", s);
-      std::exit(0);
-    } else {
-      std::fprintf(stderr, "usage: %s [--scale F] [--scenario NAME|all] [--list]   (unknown: %s)\n", argv[0], argv[i]);
-      std::exit(2);
+  std::string accepted_scenarios = "all";
+  for (const char* s : scenario_names) accepted_scenarios += std::string(", ") + s;
+  try {
+    tool_flags::reader r(argc, argv, "--scale F, --scenario NAME|all, --list");
+    while (r.next()) {
+      if (r.is("--scale")) {
+        a.scale = tool_flags::parse_decimal(r.flag(), r.value(), min_scale, max_scale);
+      } else if (r.is("--scenario")) {
+        a.scenario = r.value();
+        const bool known = a.scenario == "all" || std::any_of(std::begin(scenario_names), std::end(scenario_names),
+                                                              [&](const char* s) { return a.scenario == s; });
+        if (!known) {
+          throw tool_flags::usage_error(r.flag(), "unknown scenario '" + a.scenario + "'; accepted: " + accepted_scenarios);
+        }
+      } else if (r.is("--list")) {
+        for (const char* s : scenario_names) std::printf("%s\n", s);
+        std::exit(0);
+      } else {
+        r.unknown();
+      }
     }
-  }
-  if (!(a.scale > 0)) {
-    std::fprintf(stderr, "--scale must be positive\n");
-    std::exit(2);
-  }
-  const bool known = a.scenario == "all" || std::any_of(std::begin(scenario_names), std::end(scenario_names),
-                                                        [&](const char* s) { return a.scenario == s; });
-  if (!known) {
-    std::fprintf(stderr, "unknown scenario %s\n", a.scenario.c_str());
-    std::exit(2);
+  } catch (const tool_flags::usage_error& e) {
+    const std::string_view program = argv[0];
+    tool_flags::exit_with_usage_error(program.substr(program.find_last_of('/') + 1), e);
   }
   return a;
 }

@@ -9,17 +9,23 @@
 // error (exit status 1): the figures are for a passing scenario.
 //
 //   weft-bench-sim [--seeds N] [--start S] [--scenario NAME] [--workers W] [--tasks T]
+// --workers and --tasks set the scenario's knobs of those names, within the ranges it declares
+// (`weft-sim list`); left out, the scenario's defaults apply. A bad flag, or options the
+// simulator refuses, end the program before the first run with exit status 2
+// (tools/tool_flags.hpp).
 #include <weft/sim/options.hpp>
 #include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
 
 #include <sys/resource.h>
 
+#include "../tool_flags.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
 
 namespace {
@@ -31,10 +37,17 @@ double cpu_seconds() {
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr, "weft-bench-sim: %s\nusage: weft-bench-sim [--seeds N] [--start S] [--scenario NAME] "
-                       "[--workers W] [--tasks T]\n", why);
-  std::exit(2);
+// One figure wants thousands of seeds; past this a run takes days rather than seconds.
+constexpr std::uint64_t max_seeds = 1'000'000'000;
+// --start takes any seed; its last seed, start + seeds - 1, must be one too (checked after parsing).
+constexpr std::uint64_t max_start = std::numeric_limits<std::uint64_t>::max();
+
+// `flag`'s value for the scenario knob `knob_name`, within the range `s` declares for it.
+std::int64_t knob_value(const weft::sim::scenario& s, const char* knob_name, const std::string& flag,
+                        std::string_view text) {
+  const weft::sim::knob* k = s.find_knob(knob_name);
+  if (k == nullptr) throw tool_flags::usage_error(flag, "scenario " + s.name + " has no knob " + knob_name);
+  return tool_flags::parse_integer(flag, text, k->min, k->max);
 }
 
 }  // namespace
@@ -43,39 +56,48 @@ int main(int argc, char** argv) {
   std::uint64_t seeds = 2000;
   std::uint64_t start = 0;
   std::string name = "shutdown_race";
-  std::int64_t workers = 4;
-  std::int64_t tasks = 100;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) usage(("missing value after " + arg).c_str());
-    const char* value = argv[++i];
-    if (arg == "--seeds") {
-      seeds = std::strtoull(value, nullptr, 10);
-    } else if (arg == "--start") {
-      start = std::strtoull(value, nullptr, 10);
-    } else if (arg == "--scenario") {
-      name = value;
-    } else if (arg == "--workers") {
-      workers = std::strtoll(value, nullptr, 10);
-    } else if (arg == "--tasks") {
-      tasks = std::strtoll(value, nullptr, 10);
-    } else {
-      usage(("unknown option " + arg).c_str());
-    }
-  }
-  if (seeds == 0) usage("--seeds must be positive");
-  const weft::sim::scenario* s = weft::sim::registry::global().find(name);
-  if (s == nullptr) usage(("no scenario " + name).c_str());
-
+  // Taken as text until the scenario, which may come later on the line, is known.
+  std::optional<std::string> workers_text, tasks_text;
+  const weft::sim::scenario* s = nullptr;
   weft::sim::options o;
-  if (name == "shutdown_race") {
-    o.params["workers"] = workers;
-    o.params["tasks"] = tasks;
+  try {
+    tool_flags::reader r(argc, argv, "--seeds N, --start S, --scenario NAME, --workers W, --tasks T");
+    while (r.next()) {
+      if (r.is("--seeds")) {
+        seeds = tool_flags::parse_integer<std::uint64_t>(r.flag(), r.value(), 1, max_seeds);
+      } else if (r.is("--start")) {
+        start = tool_flags::parse_integer<std::uint64_t>(r.flag(), r.value(), 0, max_start);
+      } else if (r.is("--scenario")) {
+        name = r.value();
+      } else if (r.is("--workers")) {
+        workers_text = r.value();
+      } else if (r.is("--tasks")) {
+        tasks_text = r.value();
+      } else {
+        r.unknown();
+      }
+    }
+    if (seeds - 1 > max_start - start) {
+      throw tool_flags::usage_error("--start", std::to_string(start) + " with --seeds " + std::to_string(seeds) +
+                                                   " runs past the last seed " + std::to_string(max_start));
+    }
+    s = weft::sim::registry::global().find(name);
+    if (s == nullptr) throw tool_flags::usage_error("--scenario", "no scenario '" + name + "' (see `weft-sim list`)");
+    if (workers_text) o.params["workers"] = knob_value(*s, "workers", "--workers", *workers_text);
+    if (tasks_text) o.params["tasks"] = knob_value(*s, "tasks", "--tasks", *tasks_text);
+    weft::sim::validate(*s, o);  // what run() would throw for, before the first run
+  } catch (const tool_flags::usage_error& e) {
+    tool_flags::exit_with_usage_error("weft-bench-sim", e);
+  } catch (const weft::sim::invalid_options& e) {
+    tool_flags::exit_with_usage_error("weft-bench-sim", e);
   }
+
   std::uint64_t steps = 0;
   const double cpu_began = cpu_seconds();
   const auto began = std::chrono::steady_clock::now();  // seam-ok: host code, measures the simulator
-  for (std::uint64_t seed = start; seed < start + seeds; ++seed) {
+  // Counted from 0 so that a range ending at the largest seed does not wrap.
+  for (std::uint64_t i = 0; i < seeds; ++i) {
+    const std::uint64_t seed = start + i;
     const weft::sim::run_result r = weft::sim::run(*s, seed, o);
     if (!r.passed) {
       std::fprintf(stderr, "weft-bench-sim: %s seed %llu failed: %s\n", name.c_str(),
@@ -90,8 +112,8 @@ int main(int argc, char** argv) {
   std::printf("scenario=sim_seeds_per_s runtime=weft-sim value=%.1f unit=seeds/s\n", n / wall);
   std::printf("scenario=sim_steps_per_s runtime=weft-sim value=%.0f unit=steps/s\n", static_cast<double>(steps) / wall);
   std::printf("scenario=sim_seeds_per_cpu_s runtime=weft-sim value=%.1f unit=seeds/cpu-s\n", cpu > 0 ? n / cpu : 0.0);
-  std::fprintf(stderr, "weft-bench-sim: %s workers=%lld tasks=%lld seeds=%llu..%llu steps=%llu (%.0f/seed) wall=%.3fs cpu=%.3fs\n",
-               name.c_str(), static_cast<long long>(workers), static_cast<long long>(tasks),
+  std::fprintf(stderr, "weft-bench-sim: %s %s seeds=%llu..%llu steps=%llu (%.0f/seed) wall=%.3fs cpu=%.3fs\n",
+               name.c_str(), weft::sim::describe(o).c_str(),
                static_cast<unsigned long long>(start), static_cast<unsigned long long>(start + seeds - 1),
                static_cast<unsigned long long>(steps), static_cast<double>(steps) / n, wall, cpu);
   return 0;

@@ -8,17 +8,18 @@
 // set_interval callback prints progress; the summary at the end is checked against counts
 // computed independently, and the program exits non-zero on any mismatch.
 //
-// Usage: weft-demo [--producers N] [--items N-per-producer]
+// Usage: weft-demo [--producers N] [--items N-per-producer]; a bad flag is refused with exit
+// status 2 (tools/tool_flags.hpp).
 #include <weft/weft.hpp>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
+
+#include "../tool_flags.hpp"
 
 using namespace std::chrono_literals;
 
@@ -41,6 +42,11 @@ constexpr auto budget = 50ms;        // each item's timeout
 constexpr auto slow_cost = 150ms;    // well over the budget
 constexpr int burst = 25;            // items a producer sends back to back
 constexpr auto pause = 50ms;         // between bursts
+
+// Each producer is a thread with its own loop; more than this is a typo rather than a demo.
+constexpr int max_producers = 64;
+// Keeps producers * items, the int counts of the summary, far from overflowing.
+constexpr int max_items = 1'000'000;
 
 std::uint64_t checksum_of(const work_item& item) {
   return static_cast<std::uint64_t>(item.producer) * 1'000'003u + static_cast<std::uint64_t>(item.seq);
@@ -160,32 +166,24 @@ weft::task<void> produce(weft::thread_handle target, pipeline* p, int producer, 
   });
 }
 
-int positive_arg(const char* flag, const char* value) {
-  const int n = value ? std::atoi(value) : 0;
-  if (n <= 0) {
-    std::fprintf(stderr, "weft-demo: %s needs a positive number\n", flag);
-    std::exit(2);
-  }
-  return n;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   int producers = 4;
   int items = 250;
-  for (int i = 1; i < argc; ++i) {
-    const char* value = i + 1 < argc ? argv[i + 1] : nullptr;
-    if (std::strcmp(argv[i], "--producers") == 0) {
-      producers = positive_arg(argv[i], value);
-      ++i;
-    } else if (std::strcmp(argv[i], "--items") == 0) {
-      items = positive_arg(argv[i], value);
-      ++i;
-    } else {
-      std::fprintf(stderr, "usage: weft-demo [--producers N] [--items N-per-producer]\n");
-      return 2;
+  try {
+    tool_flags::reader r(argc, argv, "--producers N, --items N");
+    while (r.next()) {
+      if (r.is("--producers")) {
+        producers = tool_flags::parse_integer(r.flag(), r.value(), 1, max_producers);
+      } else if (r.is("--items")) {
+        items = tool_flags::parse_integer(r.flag(), r.value(), 1, max_items);
+      } else {
+        r.unknown();
+      }
     }
+  } catch (const tool_flags::usage_error& e) {
+    tool_flags::exit_with_usage_error("weft-demo", e);
   }
 
   auto sink = std::make_shared<counting_sink>();

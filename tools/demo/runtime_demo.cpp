@@ -8,16 +8,17 @@
 //      per-worker data with no lock, safe because a task never leaves its worker;
 //   3. stops with a typed outcome and prints, per worker, how many jobs ran there and the shard's
 //      checksum; the totals are checked against values computed independently.
-// Exit status 0 when every check holds.
+// Exit status 0 when every check holds; 2 for a bad flag (tools/tool_flags.hpp).
+//
+//   weft-runtime-demo [--workers N] [--jobs N]
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
 #include <vector>
 
 #include <weft/weft.hpp>
+
+#include "../tool_flags.hpp"
 
 namespace {
 
@@ -35,6 +36,9 @@ std::uint64_t digest(std::uint64_t seed) {
   return h;
 }
 
+// Jobs are all spawned up front; past this the demo measures memory, not the runtime.
+constexpr std::size_t max_jobs = 10'000'000;
+
 struct options {
   std::size_t workers = 4;
   std::size_t jobs = 2'000;
@@ -42,11 +46,19 @@ struct options {
 
 options parse(int argc, char** argv) {
   options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i];
-    const std::size_t value = std::strtoull(argv[i + 1], nullptr, 10);
-    if (key == "--workers" && value > 0) o.workers = value;
-    if (key == "--jobs" && value > 0) o.jobs = value;
+  try {
+    tool_flags::reader r(argc, argv, "--workers N, --jobs N");
+    while (r.next()) {
+      if (r.is("--workers")) {
+        o.workers = tool_flags::parse_integer<std::size_t>(r.flag(), r.value(), 1, weft::runtime::builder::workers_max);
+      } else if (r.is("--jobs")) {
+        o.jobs = tool_flags::parse_integer<std::size_t>(r.flag(), r.value(), 1, max_jobs);
+      } else {
+        r.unknown();
+      }
+    }
+  } catch (const tool_flags::usage_error& e) {
+    tool_flags::exit_with_usage_error("weft-runtime-demo", e);
   }
   return o;
 }

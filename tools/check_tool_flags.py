@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Runs weft's own programs with bad flags and checks each is refused as a usage error.
+
+A bad flag (negative, 2^64, zero where zero is meaningless, text, unknown, missing its value)
+must end the program with exit status 2 before any work, and its one-line message on stderr
+must name the flag. One good command line per program must still succeed.
+
+  check_tool_flags.py --demo PATH --runtime-demo PATH --bench-scenarios PATH [--bench-sim PATH]
+"""
+import argparse
+import subprocess
+import sys
+
+EXIT_USAGE = 2
+TIMEOUT_S = 60  # a flag that wrapped into a huge count shows up as a timeout, not a hang
+TWO_TO_64 = str(2**64)
+U64_MAX = str(2**64 - 1)
+
+# (program key, arguments, the flag stderr must name)
+BAD = [
+    ("demo", ["--producers", "-1"], "--producers"),
+    ("demo", ["--producers", TWO_TO_64], "--producers"),
+    ("demo", ["--producers", "0"], "--producers"),
+    ("demo", ["--items", "ten"], "--items"),
+    ("demo", ["--items", "12abc"], "--items"),
+    ("demo", ["--items", TWO_TO_64], "--items"),
+    ("demo", ["--items"], "--items"),
+    ("demo", ["--bogus", "1"], "--bogus"),
+    ("runtime-demo", ["--workers", "-1"], "--workers"),
+    ("runtime-demo", ["--workers", "0"], "--workers"),
+    ("runtime-demo", ["--workers", TWO_TO_64], "--workers"),
+    ("runtime-demo", ["--jobs", "-1"], "--jobs"),
+    ("runtime-demo", ["--jobs", "0"], "--jobs"),
+    ("runtime-demo", ["--jobs", "many"], "--jobs"),
+    ("runtime-demo", ["--jobs"], "--jobs"),
+    ("runtime-demo", ["--bogus", "1"], "--bogus"),
+    ("bench-scenarios", ["--scale", "-1"], "--scale"),
+    ("bench-scenarios", ["--scale", "0"], "--scale"),
+    ("bench-scenarios", ["--scale", TWO_TO_64], "--scale"),
+    ("bench-scenarios", ["--scale", "tiny"], "--scale"),
+    ("bench-scenarios", ["--scale", "nan"], "--scale"),
+    ("bench-scenarios", ["--scale", "0.5x"], "--scale"),
+    ("bench-scenarios", ["--scale"], "--scale"),
+    ("bench-scenarios", ["--scenario"], "--scenario"),
+    ("bench-scenarios", ["--scenario", "no_such"], "--scenario"),
+    ("bench-scenarios", ["--bogus"], "--bogus"),
+    ("bench-sim", ["--seeds", "-1"], "--seeds"),
+    ("bench-sim", ["--seeds", "0"], "--seeds"),
+    ("bench-sim", ["--seeds", TWO_TO_64], "--seeds"),
+    ("bench-sim", ["--seeds", "five"], "--seeds"),
+    ("bench-sim", ["--start", "-1"], "--start"),
+    ("bench-sim", ["--start", TWO_TO_64], "--start"),
+    ("bench-sim", ["--start", U64_MAX, "--seeds", "2"], "--start"),
+    ("bench-sim", ["--workers", "-1"], "--workers"),
+    ("bench-sim", ["--workers", "0"], "--workers"),
+    ("bench-sim", ["--workers", TWO_TO_64], "--workers"),
+    ("bench-sim", ["--tasks", "0"], "--tasks"),
+    ("bench-sim", ["--tasks", "x"], "--tasks"),
+    ("bench-sim", ["--seeds"], "--seeds"),
+    ("bench-sim", ["--scenario", "no_such"], "--scenario"),
+    ("bench-sim", ["--bogus", "1"], "--bogus"),
+]
+
+GOOD = [
+    ("demo", ["--producers", "1", "--items", "10"]),
+    ("runtime-demo", ["--workers", "1", "--jobs", "10"]),
+    ("bench-scenarios", ["--list"]),
+    ("bench-sim", ["--seeds", "2", "--start", str(2**64 - 2), "--workers", "2", "--tasks", "10"]),
+]
+
+
+def run(cmd):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        return p.returncode, p.stderr
+    except subprocess.TimeoutExpired:
+        return None, "(timed out after %d s)" % TIMEOUT_S
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--demo", required=True)
+    ap.add_argument("--runtime-demo", required=True)
+    ap.add_argument("--bench-scenarios", required=True)
+    ap.add_argument("--bench-sim")
+    a = ap.parse_args()
+    programs = {"demo": a.demo, "runtime-demo": a.runtime_demo, "bench-scenarios": a.bench_scenarios,
+                "bench-sim": a.bench_sim}
+    failures = 0
+    checked = 0
+    for key, args, flag in BAD:
+        if programs[key] is None:
+            continue
+        checked += 1
+        code, err = run([programs[key]] + args)
+        lines = [line for line in err.splitlines() if line.strip()]
+        named = any((" %s: " % flag) in line for line in lines)  # "<program>: --flag: ..."
+        if code != EXIT_USAGE or not named:
+            failures += 1
+            print("FAIL %s %s: exit %s, stderr %r (want exit %d naming %s)"
+                  % (key, " ".join(args), code, err[-300:], EXIT_USAGE, flag))
+    for key, args in GOOD:
+        if programs[key] is None:
+            continue
+        checked += 1
+        code, err = run([programs[key]] + args)
+        if code != 0:
+            failures += 1
+            print("FAIL %s %s: exit %s, stderr %r (want exit 0)" % (key, " ".join(args), code, err[-300:]))
+    if programs["bench-sim"] is None:
+        print("weft-bench-sim not built (no sim flavor): its cases skipped")
+    print("%d of %d command lines behave" % (checked - failures, checked))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
