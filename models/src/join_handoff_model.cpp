@@ -85,8 +85,9 @@ struct cell_parts {
 // Two threads: the joiner awaits the task (poll, and on Pending wait for its waker and poll
 // again) while the owner completes it.
 struct join_vs_complete : rl::test_suite<join_vs_complete, 2> {
-  cell_parts task;
+  // The wakers are declared first so they outlive the cell, whose waker slot drops its clone.
   model_waker joiner;
+  cell_parts task;
 
   void thread(unsigned index) {
     if (index == 0) {
@@ -107,9 +108,10 @@ struct join_vs_complete : rl::test_suite<join_vs_complete, 2> {
 // Two threads: the joiner polls with one waker, then with a different one (the slot is taken
 // back and re-published: unset_join_waker / set_join_waker), racing completion.
 struct rejoin_vs_complete : rl::test_suite<rejoin_vs_complete, 2> {
-  cell_parts task;
+  // The wakers are declared first so they outlive the cell, whose waker slot drops its clone.
   model_waker first;
   model_waker second;
+  cell_parts task;
 
   void thread(unsigned index) {
     if (index == 0) {
@@ -130,8 +132,9 @@ struct rejoin_vs_complete : rl::test_suite<rejoin_vs_complete, 2> {
 // Two threads: the join handle is dropped (maybe after one poll) while the owner completes.
 // Exactly one of them destroys the output.
 struct drop_vs_complete : rl::test_suite<drop_vs_complete, 2> {
-  cell_parts task;
+  // The wakers are declared first so they outlive the cell, whose waker slot drops its clone.
   model_waker joiner;
+  cell_parts task;
 
   void thread(unsigned index) {
     if (index == 0) {
