@@ -189,6 +189,8 @@ WEFT_SIM_SCENARIO(memory_fails_at_once) (weft::sim::context& sim) { sim.fail("fa
 // A user scenario that never sleeps: spawn_worker producers push macrotasks into the main loop,
 // retrying on `full` by yielding the thread, never by a timed wait. Some thread is always ready
 // until the run ends, so virtual time never moves. It handles no injected fault: it runs without.
+WEFT_SIM_SCENARIO_KNOBS(memory_no_virtual_time, {{"producers", 1, producers_max, "spawn_worker producers"},
+                                                  {"items", 1, items_max, "macrotasks each producer sends"}});
 WEFT_SIM_SCENARIO(memory_no_virtual_time) (weft::sim::context& sim) {
   const std::int64_t producers = sim.param("producers", static_cast<std::int64_t>(sim.pick(1, producers_max)));
   const std::int64_t items = sim.param("items", static_cast<std::int64_t>(sim.pick(1, items_max)));
