@@ -29,25 +29,9 @@
 namespace weft {
 
 namespace {
-struct builtins_tag;
-using builtins_slot = platform::thread_slot<builtins, builtins_tag>;
 struct worker_core_tag;
 using worker_core_slot = platform::thread_slot<detail::runtime_core, worker_core_tag>;
 }  // namespace
-
-// ---- builtins ---------------------------------------------------------------------------------
-
-builtins& builtins::current() {
-  if (builtins* b = builtins_slot::get()) return *b;
-  throw usage_error("weft::builtins::current() called off a runtime worker");
-}
-builtins* builtins::try_current() noexcept { return builtins_slot::get(); }
-void builtins::install(builtins* b) noexcept { builtins_slot::set(b); }
-
-void runtime_operations::request_stop() const noexcept {
-  if (core_) core_->request_stop();
-}
-bool runtime_operations::stop_requested() const noexcept { return core_ && core_->stop_requested(); }
 
 namespace detail {
 
@@ -82,7 +66,7 @@ runtime_core::~runtime_core() = default;
 
 std::optional<std::size_t> runtime_core::current_worker() const noexcept {
   if (worker_core_slot::get() != this) return std::nullopt;
-  builtins* b = builtins_slot::get();
+  builtins* b = builtins::try_current();
   if (b == nullptr) return std::nullopt;
   return b->worker().index;
 }

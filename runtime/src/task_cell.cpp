@@ -1,5 +1,5 @@
 // task_cell.cpp — the poll, completion and wake paths of a task cell (see task_header.hpp and
-// task_state.hpp for the states and who may touch what).
+// task_state.hpp for the states and who may touch what; task_waker.cpp has its wakers).
 #include <utility>
 
 #include <weft/detail/join_handoff.hpp>
@@ -15,25 +15,7 @@ namespace weft::detail {
 namespace {
 struct current_task_tag;
 using current_task_slot = platform::thread_slot<task_header, current_task_tag>;
-
-// Waker vtables. The borrowed one is the cell's own view of itself (no reference); cloning it
-// produces an owning waker.
-raw_waker owning_clone(void* data) noexcept;
-void owning_wake(void* data) noexcept { static_cast<task_header*>(data)->schedule_poll(); }
-void owning_drop(void* data) noexcept { static_cast<task_header*>(data)->release(); }
-void owning_wake_by_value(void* data) noexcept { static_cast<task_header*>(data)->schedule_poll_by_value(); }
-void borrowed_drop(void*) noexcept {}
-
-constexpr waker_vtable owning_vtable{&owning_clone, &owning_wake, &owning_drop, &owning_wake_by_value};
-
-raw_waker owning_clone(void* data) noexcept {
-  static_cast<task_header*>(data)->ref_inc();
-  return raw_waker{&owning_vtable, data};
-}
 }  // namespace
-
-// A borrowed waker owns no reference: used up, it just wakes.
-constinit const waker_vtable task_borrowed_waker_vtable{&owning_clone, &owning_wake, &borrowed_drop, &owning_wake};
 
 task_header* current_task() noexcept { return current_task_slot::get(); }
 
@@ -52,8 +34,6 @@ void task_header::mark_spawned() noexcept {
 }
 
 task_header::~task_header() { owner_->release(); }
-
-waker task_header::make_waker() noexcept { return waker(owning_clone(this)); }
 
 bool task_header::wake_once(bool waker_reference_given) noexcept {
   if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late

@@ -1,4 +1,4 @@
-// waker.cpp — the thread waker used by blocking joins.
+// thread_waker.cpp — the thread waker used by blocking joins (detail/thread_waker.hpp).
 #include <weft/detail/thread_waker.hpp>
 
 namespace weft::detail {
