@@ -2,12 +2,12 @@
 //
 // Startup (runtime_core::start):
 //   1. start worker threads in index order; each builds its event_loop and publishes its
-//      thread_handle under startup_lock_, then waits for `go` (or `abort_start_`);
+//      thread_handle under lifecycle_lock_, then waits for `go` (or `abort_start_`);
 //   2. once every endpoint is published the builder fills `endpoints_`, creates the blocking
 //      pools, opens admission (release) and sets `go`;
 //   3. each worker installs its builtins, reports ready, and drives its loop until stop.
 //   With pin_workers, each worker first pins itself to its CPU (chosen before any thread
-//   starts); a refused pin is recorded under startup_lock_ and fails the start like a thread
+//   starts); a refused pin is recorded under lifecycle_lock_ and fails the start like a thread
 //   that did not start.
 //   A thread that fails to start sets `abort_start_`: the started workers wake, tear their loops
 //   down and exit; they are joined and start_error is thrown.
@@ -96,13 +96,13 @@ void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
     }
   }
 
-  sync::unique_lock<sync::mutex> hold(startup_lock_);
-  while (published_count_ < started) startup_cv_.wait(hold);
+  sync::unique_lock<sync::mutex> hold(lifecycle_lock_);
+  while (published_count_ < started) lifecycle_cv_.wait(hold);
   if (!failure && pin_failure_) failure.emplace(pin_failure_->first, pin_failure_->second);
   if (failure) {
     abort_start_ = true;
     hold.unlock();
-    startup_cv_.notify_all();
+    lifecycle_cv_.notify_all();
     for (auto& t : threads_) t.join();
     threads_.clear();
     throw *failure;
@@ -118,9 +118,9 @@ void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
   admitting_.store(true, std::memory_order_release);
   go_ = true;
   hold.unlock();
-  startup_cv_.notify_all();
+  lifecycle_cv_.notify_all();
   hold.lock();
-  while (ready_count_ < n) startup_cv_.wait(hold);
+  while (ready_count_ < n) lifecycle_cv_.wait(hold);
 }
 
 void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::size_t index) {
@@ -131,7 +131,7 @@ void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::s
     int err = platform::pin_current_thread(cpu);
     if (err == 0 && WEFT_FAULT_POINT(worker_start_failure)) err = EPERM;  // the simulator refuses the pin
     if (err != 0) {
-      sync::lock_guard<sync::mutex> hold(startup_lock_);
+      sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
       if (!pin_failure_) {
         pin_failure_.emplace(index, "cannot pin it to CPU " + std::to_string(cpu) + ": " +
                                         std::system_category().message(err));
@@ -145,11 +145,11 @@ void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::s
   loop.shared()->counter = &tasks_;  // before the loop is published
 
   {
-    sync::unique_lock<sync::mutex> hold(startup_lock_);
+    sync::unique_lock<sync::mutex> hold(lifecycle_lock_);
     published_[index] = loop.handle();
     ++published_count_;
-    startup_cv_.notify_all();
-    while (!go_ && !abort_start_) startup_cv_.wait(hold);
+    lifecycle_cv_.notify_all();
+    while (!go_ && !abort_start_) lifecycle_cv_.wait(hold);
     if (abort_start_) return;  // the loop is torn down here, on its thread
   }
 
@@ -157,10 +157,10 @@ void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::s
   builtins::install(&own);
   worker_core_slot::set(this);
   {
-    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
     ++ready_count_;
   }
-  startup_cv_.notify_all();
+  lifecycle_cv_.notify_all();
 
   loop.run_until([this] { return stop_requested(); });
   const event_loop::shutdown_report report = loop.shutdown();
@@ -168,7 +168,7 @@ void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::s
   worker_core_slot::set(nullptr);
   builtins::install(nullptr);
   {
-    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
     totals_.tasks_cancelled += report.tasks_cancelled;
     totals_.callbacks_discarded += report.callbacks_discarded;
   }
@@ -192,18 +192,18 @@ std::uint64_t runtime_core::close_pools() {
 void runtime_core::worker_exited() {
   bool last_and_orphaned = false;
   {
-    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
     ++exited_count_;
     last_and_orphaned = orphaned_ && exited_count_ == endpoints_.size() && !pools_closed_;
     if (last_and_orphaned) pools_closed_ = true;
   }
-  startup_cv_.notify_all();
+  lifecycle_cv_.notify_all();
   if (last_and_orphaned) {
     const std::uint64_t discarded = close_pools();
     if (current_blocking_runtime() != this) {
       for (auto& pool : pools_) pool->join();
     }
-    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
     totals_.blocking_discarded += discarded;
   }
 }
@@ -216,7 +216,7 @@ stop_counts runtime_core::wait_stopped() {
   threads_.clear();
   bool close_here = false;
   {
-    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
     if (!pools_closed_) {
       pools_closed_ = true;
       close_here = true;
@@ -225,10 +225,10 @@ stop_counts runtime_core::wait_stopped() {
   if (close_here) {
     const std::uint64_t discarded = close_pools();
     for (auto& pool : pools_) pool->join();
-    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
     totals_.blocking_discarded += discarded;
   }
-  sync::lock_guard<sync::mutex> hold(startup_lock_);
+  sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
   return totals_;
 }
 
@@ -236,7 +236,7 @@ void runtime_core::orphan() noexcept {
   request_stop();
   bool close_now = false;
   {
-    sync::lock_guard<sync::mutex> hold(startup_lock_);
+    sync::lock_guard<sync::mutex> hold(lifecycle_lock_);
     orphaned_ = true;
     close_now = exited_count_ == endpoints_.size() && !pools_closed_;
     if (close_now) pools_closed_ = true;

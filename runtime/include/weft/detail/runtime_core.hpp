@@ -1,7 +1,7 @@
 // weft/detail/runtime_core.hpp — the shared heart of a weft::runtime.
 //
 // Built once by runtime::builder; afterwards `endpoints` and `pools` are immutable (published to
-// the workers under `startup_lock_`, before any scheduling is possible) and read without locks.
+// the workers under `lifecycle_lock_`, before any scheduling is possible) and read without locks.
 // Schedulers, builtins and runtime_operations hold a shared_ptr to the core: that keeps the
 // memory, never the workers, alive — once stop is requested every submission is refused.
 //
@@ -147,9 +147,10 @@ class runtime_core {
   sync::atomic<std::size_t> next_worker_{0};
   task_counter tasks_;
 
-  // Startup handshake and shutdown bookkeeping, under startup_lock_.
-  sync::mutex startup_lock_;
-  sync::condvar startup_cv_;
+  // The workers' lifecycle, under lifecycle_lock_: the startup handshake, their exits, the
+  // orphaning and the stop totals.
+  sync::mutex lifecycle_lock_;
+  sync::condvar lifecycle_cv_;
   std::vector<thread_handle> published_;
   std::size_t published_count_ = 0;
   std::size_t ready_count_ = 0;
