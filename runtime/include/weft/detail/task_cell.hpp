@@ -130,11 +130,6 @@ class task_cell : public task_header {
   [[no_unique_address]] std::conditional_t<output_shares_storage, no_own_output, output_cell> own_output_;
 };
 
-// A cell spawned from a factory: no frame until the first poll, which invokes the factory on the
-// owner thread and runs the task it returns. The factory (a lambda's captures, say) lives in the
-// cell until just after the frame is destroyed, so a coroutine lambda's frame may refer to its
-// captures for its whole life, and it is destroyed where the task ran. (This replaces a wrapper
-// coroutine `co_return co_await factory();`, which cost a second frame per task.)
 // Where a factory_cell keeps its factory. An empty, trivially destructible factory (a lambda
 // without captures, the common case) takes no space and needs no destruction; any other factory
 // is constructed in place and destroyed explicitly, right after the frame (the header's
@@ -172,8 +167,8 @@ class factory_slot<F, true> {
 // A cell spawned from a factory: no frame until the first poll, which invokes the factory on the
 // owner thread and runs the task it returns. The factory (a lambda's captures, say) lives in the
 // cell until just after the frame is destroyed, so a coroutine lambda's frame may refer to its
-// captures for its whole life, and it is destroyed where the task ran. (This replaces a wrapper
-// coroutine `co_return co_await factory();`, which cost a second frame per task.)
+// captures for its whole life, and it is destroyed where the task ran. Keeping it in the cell costs
+// no second frame, as a wrapper coroutine `co_return co_await factory();` would.
 template <class F>
 class factory_cell final : public task_cell<typename std::invoke_result_t<F&>::value_type> {
   using T = typename std::invoke_result_t<F&>::value_type;

@@ -1,9 +1,9 @@
 // weft/detail/task_header.hpp — the type-independent part of a spawned task's heap cell.
 //
 // A cell starts either with its root coroutine frame (spawn of a task<T>) or with a factory and
-// no frame yet (spawn of a factory, see factory_cell.hpp): the first poll, on the owner thread,
-// invokes the factory and takes the task it returns as the root. Either way the frame lives from
-// the first poll to completion, and the factory (if any) until just after the frame.
+// no frame yet (spawn of a factory, see factory_cell in task_cell.hpp): the first poll, on the
+// owner thread, invokes the factory and takes the task it returns as the root. Either way the
+// frame lives from the first poll to completion, and the factory (if any) until just after it.
 //
 // Who may touch what:
 //   state                any thread (atomic; see task_state.hpp)
@@ -39,7 +39,6 @@
 namespace weft::detail {
 
 class loop_shared;
-class loop_core;
 
 // The leaf a suspended task waits on, type-erased: poll(leaf, waker) returns true when ready.
 struct leaf_poller {

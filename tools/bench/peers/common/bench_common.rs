@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::task::{Context, Poll, Waker};
 
 /// The ~50 us integer-hash kernel of cpu_scaling. Same constants and iteration count as
-/// tools/bench/bench_kernel.hpp (weft, Asio).
+/// tools/bench/bench_common.hpp (weft, Asio).
 pub const KERNEL_ITERS: u64 = 9_000;
 
 pub fn kernel(seed: u64) -> u64 {
