@@ -84,10 +84,8 @@ void runtime_core::start(const std::shared_ptr<runtime_core>& self) {
   std::optional<start_error> failure;
   for (std::size_t i = 0; i < n; ++i) {
     try {
-      if (WEFT_FAULT_POINT(worker_start_failure)) {
-        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
-                                "injected worker start failure");
-      }
+      // A refused thread throws std::system_error; the sim flavor's platform::thread injects
+      // that refusal itself (fault worker_start_failure), so no point is placed here.
       threads_.emplace_back([self, i] { self->worker_main(self, i); });
       ++started;
     } catch (const std::system_error& e) {
