@@ -270,9 +270,10 @@ bool event_loop::run_one_macrotask() {
   return true;
 }
 
-std::size_t event_loop::turn(bool poll_driver) {
+std::size_t event_loop::turn(bool poll_driver, std::size_t* inbox_items) {
   if (poll_driver) poll_driver_events();           // 1. driver events
   const std::size_t taken = drain_remote();        // 2. remote inbox
+  if (inbox_items) *inbox_items = taken;
   const std::size_t ran = run_checkpoint();        // 3. all microtasks
   const bool macro = run_one_macrotask();          // 4. one macrotask
   return taken + ran + (macro ? 1 : 0);
@@ -280,12 +281,7 @@ std::size_t event_loop::turn(bool poll_driver) {
 
 bool event_loop::run_one_turn(std::size_t* inbox_items) {
   drive_scope scope(*this, "run_one_turn");
-  poll_driver_events();
-  const std::size_t taken = drain_remote();
-  if (inbox_items) *inbox_items = taken;
-  const std::size_t ran = run_checkpoint();
-  const bool macro = run_one_macrotask();
-  return taken + ran > 0 || macro;
+  return turn(true, inbox_items) > 0;
 }
 
 bool event_loop::has_queued_work() const noexcept {

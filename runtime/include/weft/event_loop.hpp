@@ -297,7 +297,9 @@ class event_loop {
   void adopt_spawned(detail::task_header* cell) noexcept;
   void task_finished(detail::task_header* cell) noexcept;
 
-  std::size_t turn(bool poll_driver);
+  // One turn, steps 1-4 above (step 1 only with poll_driver); returns how many items ran, and
+  // stores how many of them came from the inbox in *inbox_items when given.
+  std::size_t turn(bool poll_driver, std::size_t* inbox_items = nullptr);
   void poll_driver_events();
   bool timer_expired();
   std::size_t drain_remote();
