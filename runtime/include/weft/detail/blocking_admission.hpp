@@ -57,15 +57,9 @@ class blocking_admission {
       sync::lock_guard<sync::mutex> hold(lock_);
       const verdict v = guarded_.with_mut([&](guarded& g) {
         if (g.closed) return verdict::closed;
-        // Threads that will take a queued job without a new thread: idle ones and ones still
-        // starting. Jobs beyond those are the ones that really wait, and only they count against
-        // max_queued.
-        const std::size_t takers = g.idle + g.starting;
-        const std::size_t queued = g.queue.size();
-        const bool taker_available = takers > queued;
+        const bool taker_available = g.takers() > g.queue.size();
         const bool can_grow = g.threads.size() < max_threads_;
-        const std::size_t waiting = queued > takers ? queued - takers : 0;
-        if (WEFT_FAULT_POINT(blocking_saturated) || (!taker_available && !can_grow && waiting >= max_queued_)) {
+        if (WEFT_FAULT_POINT(blocking_saturated) || (!taker_available && !can_grow && g.waiting() >= max_queued_)) {
           return verdict::full;
         }
         g.queue.push_back(job);
@@ -170,10 +164,7 @@ class blocking_admission {
   // Queued jobs beyond the idle and starting threads: the ones bounded by max_queued.
   std::size_t waiting() {
     sync::lock_guard<sync::mutex> hold(lock_);
-    return guarded_.with([](const guarded& g) {
-      const std::size_t takers = g.idle + g.starting;
-      return g.queue.size() > takers ? g.queue.size() - takers : 0;
-    });
+    return guarded_.with([](const guarded& g) { return g.waiting(); });
   }
 
  private:
@@ -186,6 +177,12 @@ class blocking_admission {
     std::size_t starting = 0;                // threads started but not yet in their loop
     std::size_t running = 0;                 // jobs being run
     bool closed = false;
+
+    // Threads that will take a queued job without a new thread: idle ones and ones still starting.
+    std::size_t takers() const noexcept { return idle + starting; }
+    // Queued jobs beyond the takers: the ones that really wait, and only they count against
+    // max_queued.
+    std::size_t waiting() const noexcept { return queue.size() > takers() ? queue.size() - takers() : 0; }
   };
 
   const std::size_t max_threads_;
