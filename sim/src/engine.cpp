@@ -167,8 +167,9 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
   const bool has_until = kind == event_kind::block && value >= 0;
   hash_.add_word(steps_);
   hash_.add_word(static_cast<std::uint64_t>(now_ns()));
-  hash_.add_word(static_cast<std::uint64_t>(kind) | (has_op ? 0x100u : 0u) | (loc != nullptr ? 0x200u : 0u) |
-                 (has_until ? 0x400u : 0u) | (text.empty() ? 0u : 0x800u));
+  hash_.add_word(static_cast<std::uint64_t>(kind) | (has_op ? trace_hash_word::has_op : 0) |
+                 (loc != nullptr ? trace_hash_word::has_site : 0) | (has_until ? trace_hash_word::has_until : 0) |
+                 (text.empty() ? 0 : trace_hash_word::has_text));
   if (kind == event_kind::time) {
     hash_.add_word(static_cast<std::uint64_t>(value));
   } else if (kind != event_kind::fail) {
@@ -246,10 +247,9 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
 void engine::record_task(std::uint64_t task, std::uint64_t id, std::uint8_t event, const char* name,
                          const char* detail) {
   const std::uint64_t fiber = current_fiber_id();
-  constexpr std::uint64_t task_tag = 0x1000;  // distinct from record_simple's kind|flags words
   hash_.add_word(steps_);
   hash_.add_word(static_cast<std::uint64_t>(now_ns()));
-  hash_.add_word(task_tag | event | (detail != nullptr ? 0x2000u : 0u));
+  hash_.add_word(trace_hash_word::task_event | event | (detail != nullptr ? trace_hash_word::has_detail : 0));
   hash_.add_word(fiber);
   hash_.add_word(literal(name, false).hash);
   hash_.add_word(task);

@@ -31,6 +31,18 @@ enum class event_kind : std::uint8_t {
   task,    // a task-level event `op` (platform::task_event `value`) of task `task` on `fiber`
 };
 
+// The header word each event adds to the hash: its kind (below 0x100) or task event, and flags
+// that say which optional fields follow, so events that differ only in the fields they carry
+// hash apart.
+namespace trace_hash_word {
+inline constexpr std::uint64_t has_op = 0x100;      // an operation name
+inline constexpr std::uint64_t has_site = 0x200;    // a call site (basename and line)
+inline constexpr std::uint64_t has_until = 0x400;   // a block's virtual deadline
+inline constexpr std::uint64_t has_text = 0x800;    // free text
+inline constexpr std::uint64_t task_event = 0x1000; // a task-level event (engine::record_task)
+inline constexpr std::uint64_t has_detail = 0x2000; // a task event's detail (outcome, result)
+}  // namespace trace_hash_word
+
 struct trace_event {
   std::uint64_t step = 0;
   event_kind kind = event_kind::note;
