@@ -457,6 +457,111 @@ seed_range to_seed_range(const fuzz_flags& f) {
   return seed_range(start, seeds, index, count);
 }
 
+// One fuzz campaign: `range`'s seeds run by `jobs` simulator threads, each taking the next seed
+// index from a shared counter (no list of seeds is kept), until every seed ran, --max-failures
+// failures were found, or a job caught an exception.
+class campaign {
+ public:
+  struct failure {
+    std::uint64_t seed;
+    std::string why;
+  };
+
+  campaign(const scenario& s, const options& o, const seed_range& range, bool determinism,
+           std::uint64_t max_failures)
+      : scenario_(s), options_(o), range_(range), determinism_(determinism), max_failures_(max_failures) {}
+
+  // Runs the campaign on `jobs` threads, with a progress bar when stderr is a terminal.
+  void run(unsigned jobs) {
+    std::vector<std::thread> pool;  // seam-ok: simulator host code, outside any simulated run
+    for (unsigned j = 0; j < jobs; ++j) {
+      try {
+        pool.emplace_back([this] { run_seeds(); });
+      } catch (const std::system_error& e) {
+        std::lock_guard<std::mutex> hold(lock_);
+        worker_error_ = cat("--jobs ", std::to_string(jobs), ": could not start worker thread ",
+                            std::to_string(j + 1), ": ", e.what());
+        stop_.store(true, std::memory_order_relaxed);
+        break;
+      }
+    }
+    if (isatty(STDERR_FILENO) != 0) show_progress();
+    for (auto& t : pool) t.join();
+    std::sort(failures_.begin(), failures_.end(),
+              [](const failure& a, const failure& b) { return a.seed < b.seed; });
+  }
+
+  // After run(): the failures by seed, the seeds that ran, their steps, a job's exception if any.
+  const std::vector<failure>& failures() const { return failures_; }
+  std::uint64_t finished() const { return finished_.load(std::memory_order_relaxed); }
+  std::uint64_t steps() const { return total_steps_.load(std::memory_order_relaxed); }
+  const std::string& worker_error() const { return worker_error_; }
+
+ private:
+  // One job: seeds until the range is used up or the campaign stops.
+  void run_seeds() {
+    try {
+      for (;;) {
+        if (stop_.load(std::memory_order_relaxed)) return;
+        const std::uint64_t j = next_.fetch_add(1, std::memory_order_relaxed);
+        if (j >= range_.size()) return;
+        run_seed(range_.at(j));
+        finished_.fetch_add(1, std::memory_order_relaxed);
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> hold(lock_);
+      if (worker_error_.empty()) worker_error_ = e.what();
+      stop_.store(true, std::memory_order_relaxed);
+    }
+  }
+
+  void run_seed(std::uint64_t seed) {
+    run_result r;
+    std::string why;
+    if (determinism_) {
+      const std::string d = check_determinism(scenario_, seed, options_, r);
+      if (!d.empty()) why = "nondeterministic: " + d;
+    } else {
+      r = weft::sim::run(scenario_, seed, options_);
+    }
+    total_steps_.fetch_add(r.steps, std::memory_order_relaxed);
+    if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
+    if (why.empty()) return;
+    std::lock_guard<std::mutex> hold(lock_);
+    failures_.push_back({seed, why.substr(0, why.find('\n'))});
+    if (max_failures_ != 0 && failures_.size() >= max_failures_) stop_.store(true, std::memory_order_relaxed);
+  }
+
+  void show_progress() {
+    const std::uint64_t total = range_.size();
+    while (finished() < total && !stop_.load(std::memory_order_relaxed)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      std::size_t failed;
+      {
+        std::lock_guard<std::mutex> hold(lock_);
+        failed = failures_.size();
+      }
+      draw_bar(finished(), total, cat("seeds, ", std::to_string(failed), " failures"));
+    }
+    std::fprintf(stderr, "\n");
+  }
+
+  const scenario& scenario_;
+  const options& options_;
+  const seed_range range_;
+  const bool determinism_;
+  const std::uint64_t max_failures_;
+  std::mutex lock_;
+  std::vector<failure> failures_;  // under lock_ until run() returns
+  std::string worker_error_;       // under lock_: the first exception a job caught
+  // Counters only: no other data is published through them (failures_ and worker_error_ are under
+  // lock_, and the pool is joined before the totals are read), so relaxed is enough.
+  std::atomic<std::uint64_t> next_{0};
+  std::atomic<std::uint64_t> finished_{0};
+  std::atomic<std::uint64_t> total_steps_{0};
+  std::atomic<bool> stop_{false};
+};
+
 int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
   options o;
   const scenario* s = prepare(f.common, o);
@@ -476,108 +581,38 @@ int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
               f.common.check_determinism ? " check-determinism=on" : "");
   std::fflush(stdout);
 
-  struct failure {
-    std::uint64_t seed;
-    std::string why;
-  };
-  std::mutex lock;
-  std::vector<failure> failures;  // under lock
-  std::string worker_error;       // under lock: the first exception a worker caught
-  // Counters only: no other data is published through them (failures and worker_error are under
-  // `lock`, and the pool is joined before the totals are read), so relaxed is enough.
-  std::atomic<std::uint64_t> next{0};
-  std::atomic<std::uint64_t> finished{0};
-  std::atomic<std::uint64_t> total_steps{0};
-  std::atomic<bool> stop{false};
-  const std::uint64_t total = range.size();
-  const bool determinism = f.common.check_determinism;
+  campaign c(*s, o, range, f.common.check_determinism, max_failures);
   const auto began = std::chrono::steady_clock::now();  // seam-ok: throughput only, host code; never enters a run
-  auto worker = [&] {
-    try {
-      for (;;) {
-        if (stop.load(std::memory_order_relaxed)) return;
-        const std::uint64_t j = next.fetch_add(1, std::memory_order_relaxed);
-        if (j >= total) return;
-        const std::uint64_t seed = range.at(j);
-        run_result r;
-        std::string why;
-        if (determinism) {
-          const std::string d = check_determinism(*s, seed, o, r);
-          if (!d.empty()) why = "nondeterministic: " + d;
-        } else {
-          r = run(*s, seed, o);
-        }
-        total_steps.fetch_add(r.steps, std::memory_order_relaxed);
-        if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
-        if (!why.empty()) {
-          std::lock_guard<std::mutex> hold(lock);
-          failures.push_back({seed, why.substr(0, why.find('\n'))});
-          if (max_failures != 0 && failures.size() >= max_failures) stop.store(true, std::memory_order_relaxed);
-        }
-        finished.fetch_add(1, std::memory_order_relaxed);
-      }
-    } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> hold(lock);
-      if (worker_error.empty()) worker_error = e.what();
-      stop.store(true, std::memory_order_relaxed);
-    }
-  };
-  std::vector<std::thread> pool;  // seam-ok: simulator host code, outside any simulated run
-  for (unsigned j = 0; j < jobs; ++j) {
-    try {
-      pool.emplace_back(worker);
-    } catch (const std::system_error& e) {
-      std::lock_guard<std::mutex> hold(lock);
-      worker_error = cat("--jobs ", std::to_string(jobs), ": could not start worker thread ", std::to_string(j + 1),
-                         ": ", e.what());
-      stop.store(true, std::memory_order_relaxed);
-      break;
-    }
-  }
-  const bool tty = isatty(STDERR_FILENO) != 0;
-  if (tty) {
-    while (finished.load(std::memory_order_relaxed) < total && !stop.load(std::memory_order_relaxed)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      const std::uint64_t done = finished.load(std::memory_order_relaxed);
-      std::size_t failed;
-      {
-        std::lock_guard<std::mutex> hold(lock);
-        failed = failures.size();
-      }
-      draw_bar(done, total, cat("seeds, ", std::to_string(failed), " failures"));
-    }
-    std::fprintf(stderr, "\n");
-  }
-  for (auto& t : pool) t.join();
+  c.run(jobs);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();  // seam-ok: simulator host code, outside any simulated run
 
-  std::sort(failures.begin(), failures.end(), [](const failure& a, const failure& b) { return a.seed < b.seed; });
-  for (const auto& fl : failures) {
+  for (const auto& fl : c.failures()) {
     std::printf("fail: seed=%llu: %s\n", static_cast<unsigned long long>(fl.seed), fl.why.c_str());
     std::printf("  replay: %s\n", replay_command(program, f.common.scenario, fl.seed, o).c_str());
   }
-  const std::uint64_t ran = finished.load(std::memory_order_relaxed);
-  if (!worker_error.empty()) {
+  const std::uint64_t ran = c.finished();
+  if (!c.worker_error().empty()) {
     std::fflush(stdout);
     std::fprintf(stderr, "weft-sim: fuzz stopped after %llu seeds: %s\n", static_cast<unsigned long long>(ran),
-                 worker_error.c_str());
+                 c.worker_error().c_str());
     return exit_io;
   }
-  if (ran < total) {
-    std::printf("fuzz: stopped after %zu failures (--max-failures)\n", failures.size());
+  if (ran < range.size()) {
+    std::printf("fuzz: stopped after %zu failures (--max-failures)\n", c.failures().size());
   }
-  const double steps = static_cast<double>(total_steps.load(std::memory_order_relaxed));
+  const double steps = static_cast<double>(c.steps());
   std::printf("stats: steps=%.0f steps/s=%.0f seeds/s/job=%.0f wall-s=%.3f jobs=%u\n", steps,
               seconds > 0 ? steps / seconds : 0.0, seconds > 0 ? static_cast<double>(ran) / seconds / jobs : 0.0,
               seconds, jobs);
-  std::printf("fuzz: %llu seeds, %zu failures, %.0f seeds/s\n", static_cast<unsigned long long>(ran), failures.size(),
-              seconds > 0 ? static_cast<double>(ran) / seconds : 0.0);
-  if (f.shrink && !failures.empty()) {
-    std::printf("fuzz: shrinking the first failure (seed %llu)\n", static_cast<unsigned long long>(failures.front().seed));
+  std::printf("fuzz: %llu seeds, %zu failures, %.0f seeds/s\n", static_cast<unsigned long long>(ran),
+              c.failures().size(), seconds > 0 ? static_cast<double>(ran) / seconds : 0.0);
+  if (f.shrink && !c.failures().empty()) {
+    const std::uint64_t first = c.failures().front().seed;
+    std::printf("fuzz: shrinking the first failure (seed %llu)\n", static_cast<unsigned long long>(first));
     std::fflush(stdout);
-    report_shrink(program, *s, failures.front().seed, o, limits);
+    report_shrink(program, *s, first, o, limits);
   }
-  return failures.empty() ? exit_pass : exit_failed;
+  return c.failures().empty() ? exit_pass : exit_failed;
 }
 
 struct shrink_flags {
