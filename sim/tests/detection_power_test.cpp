@@ -123,6 +123,9 @@ void expect_found(const std::string& name) {
 TEST(detection_power, an_inbox_that_accepts_after_its_close_strands_work_and_shutdown_race_finds_it) {
   expect_found("inbox_accepts_after_close");
 }
+TEST(detection_power, an_inbox_that_drains_newest_first_breaks_producer_fifo_in_local_domain_dispatch) {
+  expect_found("inbox_newest_first");
+}
 TEST(detection_power, a_waker_that_resumes_instead_of_scheduling_is_found_by_cross_worker_ping_pong) {
   expect_found("wake_resumes_inline");
 }
