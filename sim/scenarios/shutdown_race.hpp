@@ -141,19 +141,126 @@ task<std::uint64_t> race_task(race_world* w, std::uint64_t id, std::uint32_t pla
   co_return id;
 }
 
+// A submitted task (or one worker's task of a spawn_everywhere) and its handle.
+struct race_submission {
+  std::uint64_t id;
+  join_handle<std::uint64_t> handle;
+};
+
+// Draws a task's plan (race_task reads its bits), in the order every seed's run depends on.
+inline std::uint32_t draw_plan(context& sim, const race_world& world) {
+  std::uint32_t plan = static_cast<std::uint32_t>(sim.random().next() & 0xffff'f000u);
+  if (sim.chance(static_cast<std::uint64_t>(world.sleep_percent), 100)) plan |= 0x1u;
+  if (sim.chance(static_cast<std::uint64_t>(world.child_percent), 100)) plan |= 0x2u;
+  if (sim.chance(1, 2)) plan |= 0x4u;
+  if (sim.chance(1, 2)) plan |= 0x8u;
+  if (sim.chance(1, 20)) plan |= 0x100u;
+  // Only when asked for (the default draws nothing, so seeds keep their runs).
+  if (world.quick_percent > 0 && sim.chance(static_cast<std::uint64_t>(world.quick_percent), 100)) plan |= 0x200u;
+  return plan;
+}
+
+// Submits one planned task through a way the seed picks: spawn, spawn_anywhere, a pinned
+// worker's scheduler, spawn_everywhere (one task per worker) or spawn_blocking.
+template <shutdown_race_variant Variant>
+void submit_planned(context& sim, race_world& world, std::uint32_t plan, scheduler& sched,
+                    std::vector<scheduler>& pinned, std::vector<race_submission>& out) {
+  auto factory_for = [&world](std::uint64_t id, std::uint32_t p) {
+    return [w = &world, id, p] { return race_task<Variant>(w, id, p); };
+  };
+  auto record = [&out](std::uint64_t id, join_handle<std::uint64_t> h) {
+    out.push_back(race_submission{id, std::move(h)});
+  };
+  // A quick task is never a blocking callback: the runtime's own awaiting task for one awaits
+  // (so it is not quick). Without quick tasks the draw is the same as ever.
+  const std::uint64_t how = (plan & 0x200u) != 0 ? sim.pick(0, 7) : sim.pick(0, 9);
+  if (how <= 2) {
+    const std::uint64_t id = world.next_id++;
+    record(id, sched.spawn(factory_for(id, plan)));
+  } else if (how <= 4) {
+    const std::uint64_t id = world.next_id++;
+    record(id, sched.spawn_anywhere(factory_for(id, plan)));
+  } else if (how <= 6) {
+    const std::uint64_t id = world.next_id++;
+    record(id, pinned[sim.pick(0, pinned.size() - 1)].spawn(factory_for(id, plan)));
+  } else if (how == 7) {
+    const std::uint64_t first = world.next_id;
+    world.next_id += pinned.size();
+    // One factory copy per worker; handle i is worker i's task, whose id is first + i.
+    auto handles = sched.spawn_everywhere([w = &world, plan, first] {
+      return race_task<Variant>(w, first + builtins::current().worker().index, plan);
+    });
+    for (std::size_t i = 0; i < handles.size(); ++i) record(first + i, std::move(handles[i]));
+  } else {
+    const std::uint64_t id = world.next_id++;
+    world.ledger.mark_blocking(id);
+    record(id, sched.spawn_blocking([w = &world, id] {
+      w->ledger.started(id, this_thread());
+      platform::yield_thread();
+      w->ledger.finished(id);
+      return id;
+    }));
+  }
+}
+
+// How the main thread stops the runtime while the submitters run: 0 a stopper thread requests
+// the stop, 1 stop() at once, 2 a drain with a short deadline first, 3 tasks request it.
+struct race_stop_plan {
+  std::int64_t mode = 0;
+  std::int64_t after_submissions = 0;  // the stopper (modes 0-2) waits for this many first
+};
+
+// Stops `rt` as `plan` says, racing `submitters`, and joins every thread it started.
+inline stop_outcome stop_racing(context& sim, race_world& world, std::optional<runtime>& rt,
+                                std::vector<platform::thread>& submitters, const race_stop_plan& plan) {
+  const std::size_t threads = submitters.size();
+  auto wait_a_while = [&] {
+    while (world.submissions < static_cast<std::uint64_t>(plan.after_submissions) &&
+           world.submitters_done < threads) {
+      platform::yield_thread();
+    }
+  };
+  std::optional<platform::thread> stopper;
+  if (plan.mode == 0) {
+    stopper.emplace(sim.start_thread([&] {
+      sim.name_thread("stopper");
+      wait_a_while();
+      world.ops.request_stop();
+    }));
+  }
+  if (plan.mode == 1) wait_a_while();
+  if (plan.mode == 2) {
+    wait_a_while();
+    const drain_outcome d = rt->drain(std::chrono::milliseconds(sim.pick(0, 4)));
+    sim.note(d == drain_outcome::drained ? "drain: drained" : "drain: timed out");
+  }
+  if (plan.mode != 1) {
+    for (auto& s : submitters) s.join();
+  }
+  const stop_outcome out = std::move(*rt).stop();
+  sim.disarm_stop_requests();
+  if (out.is_error()) sim.fail("shutdown_race: stop() from the main thread answered error");
+  if (plan.mode == 1) {
+    for (auto& s : submitters) s.join();
+  }
+  if (stopper) stopper->join();
+  rt.reset();
+  return out;
+}
+
 template <shutdown_race_variant Variant>
 void shutdown_race(context& sim) {
-  using namespace std::chrono_literals;
   const auto workers = static_cast<std::size_t>(sim.param("workers", 4));
   const auto tasks = static_cast<std::size_t>(sim.param("tasks", 100));
   const auto threads = static_cast<std::size_t>(sim.param("threads", static_cast<std::int64_t>(sim.pick(2, 4))));
-  const auto stop_mode = sim.param("stop_mode", static_cast<std::int64_t>(sim.pick(0, 3)));
-  const auto stop_after = sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, tasks + tasks / 4)));
+  race_stop_plan stop_plan;
+  stop_plan.mode = sim.param("stop_mode", static_cast<std::int64_t>(sim.pick(0, 3)));
+  stop_plan.after_submissions = sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, tasks + tasks / 4)));
   race_world world(sim);
   world.child_percent = sim.param("child_percent", 40);
   world.sleep_percent = sim.param("sleep_percent", 50);
   world.quick_percent = sim.param("quick_percent", 0);
-  world.stop_from_task = stop_mode == 3;
+  world.stop_from_task = stop_plan.mode == 3;
   world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
 
   std::optional<runtime> rt;
@@ -166,12 +273,9 @@ void shutdown_race(context& sim) {
   world.ops = rt->operations();
   sim.arm_stop_requests([ops = world.ops] { ops.request_stop(); });
 
-  struct submitted {
-    std::uint64_t id;
-    join_handle<std::uint64_t> handle;
-  };
-  std::vector<std::vector<submitted>> per_thread(threads);
-  // Copied here: the main thread may stop (and so empty) `rt` while submitters still run.
+  // 1. Submitters, each its share of the tasks. The schedulers are copied here: the main thread
+  //    may stop (and so empty) `rt` while submitters still run.
+  std::vector<std::vector<race_submission>> per_thread(threads);
   const scheduler sched = rt->scheduler();
   std::vector<scheduler> pinned;
   for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
@@ -182,50 +286,8 @@ void shutdown_race(context& sim) {
       scheduler sched_here = sched;
       std::vector<scheduler> pinned_here = pinned;
       for (std::size_t k = t; k < tasks; k += threads) {
-        std::uint32_t plan = static_cast<std::uint32_t>(sim.random().next() & 0xffff'f000u);
-        if (sim.chance(static_cast<std::uint64_t>(world.sleep_percent), 100)) plan |= 0x1u;
-        if (sim.chance(static_cast<std::uint64_t>(world.child_percent), 100)) plan |= 0x2u;
-        if (sim.chance(1, 2)) plan |= 0x4u;
-        if (sim.chance(1, 2)) plan |= 0x8u;
-        if (sim.chance(1, 20)) plan |= 0x100u;
-        // Only when asked for (the default draws nothing, so seeds keep their runs).
-        if (world.quick_percent > 0 && sim.chance(static_cast<std::uint64_t>(world.quick_percent), 100)) plan |= 0x200u;
-        auto factory_for = [&world](std::uint64_t id, std::uint32_t p) {
-          return [w = &world, id, p] { return race_task<Variant>(w, id, p); };
-        };
-        auto record = [&](std::uint64_t id, join_handle<std::uint64_t> h) {
-          per_thread[t].push_back(submitted{id, std::move(h)});
-        };
-        // A quick task is never a blocking callback: the runtime's own awaiting task for one
-        // awaits (so it is not quick). Without quick tasks the draw is the same as ever.
-        const std::uint64_t how = (plan & 0x200u) != 0 ? sim.pick(0, 7) : sim.pick(0, 9);
-        if (how <= 2) {
-          const std::uint64_t id = world.next_id++;
-          record(id, sched_here.spawn(factory_for(id, plan)));
-        } else if (how <= 4) {
-          const std::uint64_t id = world.next_id++;
-          record(id, sched_here.spawn_anywhere(factory_for(id, plan)));
-        } else if (how <= 6) {
-          const std::uint64_t id = world.next_id++;
-          record(id, pinned_here[sim.pick(0, workers - 1)].spawn(factory_for(id, plan)));
-        } else if (how == 7) {
-          const std::uint64_t first = world.next_id;
-          world.next_id += workers;
-          // One factory copy per worker; handle i is worker i's task, whose id is first + i.
-          auto handles = sched_here.spawn_everywhere([w = &world, plan, first] {
-            return race_task<Variant>(w, first + builtins::current().worker().index, plan);
-          });
-          for (std::size_t i = 0; i < handles.size(); ++i) record(first + i, std::move(handles[i]));
-        } else {
-          const std::uint64_t id = world.next_id++;
-          world.ledger.mark_blocking(id);
-          record(id, sched_here.spawn_blocking([w = &world, id] {
-            w->ledger.started(id, this_thread());
-            platform::yield_thread();
-            w->ledger.finished(id);
-            return id;
-          }));
-        }
+        const std::uint32_t plan = draw_plan(sim, world);
+        submit_planned<Variant>(sim, world, plan, sched_here, pinned_here, per_thread[t]);
         ++world.submissions;
         platform::yield_thread();
       }
@@ -233,39 +295,10 @@ void shutdown_race(context& sim) {
     }));
   }
 
-  // The stop.
-  auto wait_a_while = [&] {
-    while (world.submissions < static_cast<std::uint64_t>(stop_after) && world.submitters_done < threads) {
-      platform::yield_thread();
-    }
-  };
-  std::optional<platform::thread> stopper;
-  if (stop_mode == 0) {
-    stopper.emplace(sim.start_thread([&] {
-      sim.name_thread("stopper");
-      wait_a_while();
-      world.ops.request_stop();
-    }));
-  }
-  if (stop_mode == 1) wait_a_while();
-  if (stop_mode == 2) {
-    wait_a_while();
-    const drain_outcome d = rt->drain(std::chrono::milliseconds(sim.pick(0, 4)));
-    sim.note(d == drain_outcome::drained ? "drain: drained" : "drain: timed out");
-  }
-  if (stop_mode != 1) {
-    for (auto& s : submitters) s.join();
-  }
-  const stop_outcome out = std::move(*rt).stop();
-  sim.disarm_stop_requests();
-  if (out.is_error()) sim.fail("shutdown_race: stop() from the main thread answered error");
-  if (stop_mode == 1) {
-    for (auto& s : submitters) s.join();
-  }
-  if (stopper) stopper->join();
-  rt.reset();
+  // 2. The stop, racing them.
+  const stop_outcome out = stop_racing(sim, world, rt, submitters, stop_plan);
 
-  // Every admitted task is finished now; read every outcome.
+  // 3. Every admitted task is finished now; read every outcome.
   std::uint64_t submissions = 0;
   for (auto& list : per_thread) {
     for (auto& [id, h] : list) {
