@@ -295,10 +295,13 @@ runtime::~runtime() { shut_down_and_wait(); }
 namespace {
 constexpr const char* moved_from_state = " on a moved-from runtime (it owns no workers)";
 
-// The usage_error for worker `index` of a runtime that has `count` of them.
-usage_error no_such_worker(const char* call, std::size_t index, std::size_t count) {
-  return usage_error(std::string("runtime::") + call + "(" + std::to_string(index) + "): no such worker; the runtime has " +
-                     std::to_string(count));
+// Throws unless `core` exists and has a worker `index` (for runtime::`call`).
+void check_worker(const detail::runtime_core* core, const char* call, std::size_t index) {
+  if (!core) throw usage_error(std::string("runtime::") + call + moved_from_state);
+  if (index >= core->worker_count()) {
+    throw usage_error(std::string("runtime::") + call + "(" + std::to_string(index) +
+                      "): no such worker; the runtime has " + std::to_string(core->worker_count()));
+  }
 }
 }  // namespace
 
@@ -308,14 +311,12 @@ void runtime::check_running(const char* call) const {
 }
 
 weft::scheduler runtime::worker_scheduler(std::size_t index) const {
-  if (!core_) throw usage_error(std::string("runtime::worker_scheduler") + moved_from_state);
-  if (index >= core_->worker_count()) throw no_such_worker("worker_scheduler", index, core_->worker_count());
+  check_worker(core_.get(), "worker_scheduler", index);
   return weft::scheduler(core_, index);
 }
 
 std::optional<unsigned> runtime::worker_cpu(std::size_t index) const {
-  if (!core_) throw usage_error(std::string("runtime::worker_cpu") + moved_from_state);
-  if (index >= core_->worker_count()) throw no_such_worker("worker_cpu", index, core_->worker_count());
+  check_worker(core_.get(), "worker_cpu", index);
   return core_->worker_cpu(index);
 }
 
