@@ -630,8 +630,11 @@ bool engine::fault_point(std::uint8_t kind, const char* name, const weft::platfo
   record_simple(event_kind::fault, current_fiber_id(), 0, 0, name, &loc);
   if (kind == static_cast<std::uint8_t>(platform::fault::stop_request) && stop_hook_ && !in_stop_hook_) {
     // The scenario armed a stop (arm_stop_request): deliver it here, on this fiber.
+    // A copy: the hook yields inside the runtime, and the scenario may disarm it (destroying
+    // the stored one) before this fiber runs again.
+    const std::function<void()> hook = stop_hook_;
     in_stop_hook_ = true;
-    stop_hook_();
+    hook();
     in_stop_hook_ = false;
   }
   return true;
