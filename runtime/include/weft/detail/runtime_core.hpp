@@ -10,6 +10,11 @@
 // check concurrently still lands in a worker inbox, where it is either adopted and later
 // cancelled, or found by the worker's shutdown and completed as cancelled: never lost, never run
 // after refusal.
+//
+// Drain: close_admission() clears `admitting_` alone, and drain() then waits for the task count to
+// reach zero. Each submission counts itself (task_counter::admission_hold) before it checks
+// admission, so one that passed the check is in the count the drain waits on: `drained` means
+// every admitted task has finished.
 #pragma once
 
 #include <cstddef>
@@ -71,9 +76,11 @@ class runtime_core {
   telemetry_sink& telemetry() const noexcept { return *config_.telemetry; }
 
   bool admitting() const noexcept {
-    // acquire: pairs with the release in start(); a true answer implies the endpoints are
-    // visible. (A stale true after request_stop is harmless: see the head of this file.)
-    return admitting_.load(std::memory_order_acquire);
+    // seq_cst: an acquire pairing with the release in start() (a true answer implies the
+    // endpoints are visible), and the load of the store-load pair with close_admission() that
+    // lets drain() count every admitted submission (task_counter.hpp). A stale true after
+    // request_stop is harmless: see the head of this file.
+    return admitting_.load(std::memory_order_seq_cst);
   }
   bool stop_requested() const noexcept {
     // acquire: pairs with the release store in request_stop().
@@ -101,6 +108,7 @@ class runtime_core {
     requires spawnable<W>
   join_handle<spawn_value_t<W>> submit_task(std::size_t index, W&& work) {
     (void)WEFT_FAULT_POINT(stop_request);  // the simulator may request a stop racing this submission
+    const task_counter::admission_hold hold(tasks_);  // a drain waits for this submission from here
     if (!admitting()) return join_handle<spawn_value_t<W>>::rejected(queue_error::closed);
     const endpoint& ep = endpoints_[index];
     if (ep.shared->on_owner_thread() && ep.shared->loop != nullptr) {
@@ -122,8 +130,9 @@ class runtime_core {
   void request_stop() noexcept;
   // Refuses new submissions; the workers keep running (graceful drain).
   void close_admission() noexcept {
-    // release: pairs with admitting()'s acquire.
-    admitting_.store(false, std::memory_order_release);
+    // seq_cst: the store of the store-load pair with the submitters' admission_hold and
+    // admitting() load; drain() loads the task count after it (task_counter.hpp).
+    admitting_.store(false, std::memory_order_seq_cst);
   }
   // Waits for the workers and the blocking pools (not from a worker or blocking thread).
   stop_counts wait_stopped();

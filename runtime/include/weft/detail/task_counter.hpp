@@ -3,7 +3,11 @@
 //
 // started() is called when a task cell is created (before it can finish), finished() when it
 // completes by any path (value, panic, cancellation, abandonment). wait_idle() returns once the
-// count is zero. The count is atomic so the hot paths take no lock; the lock is taken only by a
+// count is zero. A submission holds an admission_hold (one more count) from before it checks
+// admission until its cell exists, so a drain that closed admission and then saw zero cannot
+// miss a submission that passed the check: the hold's increment and the admission load, like the
+// drain's close and its first count load, are seq_cst (a store-load pair on each side: acquire
+// and release alone would let both sides read the old value). The count is atomic so the hot paths take no lock; the lock is taken only by a
 // finisher that brought the count to zero, to wake waiters without a lost wake-up: a waiter checks
 // the count under the lock, and the finisher takes that lock before notifying.
 #pragma once
@@ -33,8 +37,28 @@ class task_counter {
       idle_.notify_all();
     }
   }
+  // One count held by a submission from before its admission check until its task cell exists
+  // (which counts itself): see the head of this file.
+  class admission_hold {
+   public:
+    explicit admission_hold(task_counter& counter) noexcept : counter_(counter) {
+      // seq_cst: ordered before the submitter's seq_cst admission load, against the drain's
+      // seq_cst close and count load (the head of this file).
+      counter_.live_.fetch_add(1, std::memory_order_seq_cst);
+    }
+    ~admission_hold() { counter_.finished(); }
+    admission_hold(const admission_hold&) = delete;
+    admission_hold& operator=(const admission_hold&) = delete;
+
+   private:
+    task_counter& counter_;
+  };
+
   std::size_t live() const noexcept {
-    return live_.load(std::memory_order_acquire);  // pairs with the release in finished()
+    // seq_cst (an acquire, pairing with the release in finished(), and more): a drain's first
+    // load after closing admission must see any admission_hold whose submitter could still see
+    // admission open (the head of this file).
+    return live_.load(std::memory_order_seq_cst);
   }
   // Waits until no task is live, or until `deadline`. Returns true when idle.
   bool wait_idle(std::optional<instant> deadline) {
