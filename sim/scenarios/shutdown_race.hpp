@@ -9,14 +9,17 @@
 // still run, drain(deadline) then stop(), or a task calling request_stop() from a worker. With
 // `--fault stop_request=p`, stops also land at the runtime's stop_request fault points.
 //
-// Oracles (oracles/tasks.hpp, oracles/timers.hpp): every admitted task reaches exactly one
-// terminal outcome; a rejected factory never runs; cancelled tasks never ran to the end; after
-// stop() no admitted handle is unfinished (stranded); no resume after a task's body finished; a
-// task resumes only on the thread it started on; no sleep wakes before its deadline. A lost wake
-// or a stop that never finishes is a deadlock the simulator reports.
+// Oracles (oracles/tasks.hpp, oracles/admission.hpp, oracles/timers.hpp): every admitted task
+// reaches exactly one terminal outcome; a rejected factory never runs; cancelled tasks never ran
+// to the end; after stop() no admitted handle is unfinished (stranded); no resume after a task's
+// body finished; a task resumes only on the thread it started on; a submission made after its
+// submitter saw stop_requested(), or after a request_stop(), stop() or drain() returned, is
+// refused `closed`; no sleep wakes before its deadline. A lost wake or a stop that never finishes
+// is a deadlock the simulator reports.
 //
 // Knobs (--param): workers, tasks, threads, stop_mode (0..3), stop_after (submissions the stop
-// waits for), child_percent, sleep_percent, quick_percent (default 0: the share of submissions
+// waits for), stoppers (concurrent request_stop() threads in mode 0), child_percent,
+// sleep_percent, quick_percent (default 0: the share of submissions
 // whose task body awaits nothing — it records its start and finish and returns; a quick one is
 // never a spawn_blocking).
 //
@@ -42,9 +45,12 @@
 #include <weft/platform/thread.hpp>
 #include <weft/runtime.hpp>
 #include <weft/sim/context.hpp>
+#include <weft/sim/oracles/admission.hpp>
 #include <weft/sim/oracles/tasks.hpp>
 #include <weft/sim/oracles/timers.hpp>
 #include <weft/time.hpp>
+
+#include "runtime_submitters.hpp"
 
 namespace weft::sim::scenarios {
 
@@ -52,9 +58,10 @@ enum class shutdown_race_variant { correct, finished_early };
 
 // Scenario-side state shared by every simulated thread (plain data: see oracles/submissions.hpp).
 struct race_world {
-  explicit race_world(context& s) : sim(s), ledger(s), timers(s) {}
+  explicit race_world(context& s) : sim(s), ledger(s), admission(s), timers(s) {}
   context& sim;
   oracles::task_ledger ledger;
+  oracles::admission_ledger admission;
   oracles::timer_ledger timers;
   std::uint64_t next_id = 1;
   std::uint64_t next_timer = 1;
@@ -107,7 +114,10 @@ task<std::uint64_t> race_task(race_world* w, std::uint64_t id, std::uint32_t pla
     w->ledger.finished(id);
     co_return id;
   }
-  if (w->stop_from_task && (plan & 0x100u) != 0) builtins::current().operations().request_stop();
+  if (w->stop_from_task && (plan & 0x100u) != 0) {
+    builtins::current().operations().request_stop();
+    w->admission.stop_request_returned();
+  }
   if ((plan & 0x1u) != 0) {  // sleep
     const std::uint64_t timer = w->next_timer++;
     const instant deadline = platform::clock::now() + std::chrono::milliseconds(1 + (plan >> 12) % 5);
@@ -121,6 +131,7 @@ task<std::uint64_t> race_task(race_world* w, std::uint64_t id, std::uint32_t pla
     const bool anywhere = (plan & 0x4u) != 0;
     auto factory = [w, child, sleeps = (plan & 0x8u) != 0] { return race_child(w, child, sleeps); };
     scheduler here = builtins::current().scheduler();
+    w->admission.submitting(child, w->admission.before_submission(w->ops.stop_requested()));
     join_handle<std::uint64_t> h = anywhere ? here.spawn_anywhere(factory) : here.spawn(factory);
     child_watch watch(w, child, std::move(h));
     // A refused child comes back finished as `rejected`; an admitted one may also be finished
@@ -130,6 +141,7 @@ task<std::uint64_t> race_task(race_world* w, std::uint64_t id, std::uint32_t pla
     const auto kind = oracles::task_ledger::kind_of(result);
     w->ledger.answered(child, kind.text != "rejected");
     w->ledger.outcome(child, kind);
+    w->admission.ended(child, kind.text, kind.reason);
     w->ledger.resumed(id, this_thread());
   }
   if constexpr (Variant == shutdown_race_variant::finished_early) {
@@ -165,49 +177,39 @@ inline std::uint32_t draw_plan(context& sim, const race_world& world) {
 template <shutdown_race_variant Variant>
 void submit_planned(context& sim, race_world& world, std::uint32_t plan, scheduler& sched,
                     std::vector<scheduler>& pinned, std::vector<race_submission>& out) {
-  auto factory_for = [&world](std::uint64_t id, std::uint32_t p) {
-    return [w = &world, id, p] { return race_task<Variant>(w, id, p); };
-  };
-  auto record = [&out](std::uint64_t id, join_handle<std::uint64_t> h) {
-    out.push_back(race_submission{id, std::move(h)});
-  };
+  // What the submitter knows just before the call: its own stop_requested() answer, and any
+  // request_stop() or drain() that has returned (the admission oracle).
+  const auto seen = world.admission.before_submission(world.ops.stop_requested());
   // A quick task is never a blocking callback: the runtime's own awaiting task for one awaits
   // (so it is not quick). Without quick tasks the draw is the same as ever.
-  const std::uint64_t how = (plan & 0x200u) != 0 ? sim.pick(0, 7) : sim.pick(0, 9);
-  if (how <= 2) {
-    const std::uint64_t id = world.next_id++;
-    record(id, sched.spawn(factory_for(id, plan)));
-  } else if (how <= 4) {
-    const std::uint64_t id = world.next_id++;
-    record(id, sched.spawn_anywhere(factory_for(id, plan)));
-  } else if (how <= 6) {
-    const std::uint64_t id = world.next_id++;
-    record(id, pinned[sim.pick(0, pinned.size() - 1)].spawn(factory_for(id, plan)));
-  } else if (how == 7) {
-    const std::uint64_t first = world.next_id;
-    world.next_id += pinned.size();
-    // One factory copy per worker; handle i is worker i's task, whose id is first + i.
-    auto handles = sched.spawn_everywhere([w = &world, plan, first] {
-      return race_task<Variant>(w, first + builtins::current().worker().index, plan);
-    });
-    for (std::size_t i = 0; i < handles.size(); ++i) record(first + i, std::move(handles[i]));
-  } else {
-    const std::uint64_t id = world.next_id++;
-    world.ledger.mark_blocking(id);
-    record(id, sched.spawn_blocking([w = &world, id] {
-      w->ledger.started(id, this_thread());
-      platform::yield_thread();
-      w->ledger.finished(id);
-      return id;
-    }));
-  }
+  const std::uint64_t how = sim.pick(0, (plan & 0x200u) != 0 ? submit_ways_no_blocking : submit_ways_max);
+  submit_one_way(
+      sim, how, world.next_id, sched, pinned,
+      [w = &world, plan](std::uint64_t id) { return race_task<Variant>(w, id, plan); },
+      [&world](std::uint64_t id) {
+        world.ledger.mark_blocking(id);
+        return [w = &world, id] {
+          w->ledger.started(id, this_thread());
+          platform::yield_thread();
+          w->ledger.finished(id);
+          return id;
+        };
+      },
+      [&out, &world, seen](std::uint64_t id, join_handle<std::uint64_t> h) {
+        world.admission.submitting(id, seen);
+        out.push_back(race_submission{id, std::move(h)});
+      });
 }
 
-// How the main thread stops the runtime while the submitters run: 0 a stopper thread requests
-// the stop, 1 stop() at once, 2 a drain with a short deadline first, 3 tasks request it.
+// How the main thread stops the runtime while the submitters run: 0 stopper threads request
+// the stop (concurrently, when there are several), 1 stop() at once, 2 a drain with a short
+// deadline first, 3 tasks request it.
 struct race_stop_plan {
   std::int64_t mode = 0;
   std::int64_t after_submissions = 0;  // the stopper (modes 0-2) waits for this many first
+  std::int64_t stoppers = 1;           // stopper threads in mode 0
+  // The most scheduling points a stopper waits for `after_submissions` before it stops anyway.
+  static constexpr std::uint64_t wait_spins_max = 2'000;
 };
 
 // Stops `rt` as `plan` says, racing `submitters`, and joins every thread it started.
@@ -215,35 +217,44 @@ inline stop_outcome stop_racing(context& sim, race_world& world, std::optional<r
                                 std::vector<platform::thread>& submitters, const race_stop_plan& plan) {
   const std::size_t threads = submitters.size();
   auto wait_a_while = [&] {
-    while (world.submissions < static_cast<std::uint64_t>(plan.after_submissions) &&
-           world.submitters_done < threads) {
+    // Bounded: under PCT a spinning waiter of top priority starves the submitters it waits for
+    // until a change point demotes it, and several spinning stoppers can outlast the points.
+    for (std::uint64_t spins = 0; spins < race_stop_plan::wait_spins_max &&
+                                  world.submissions < static_cast<std::uint64_t>(plan.after_submissions) &&
+                                  world.submitters_done < threads;
+         ++spins) {
       platform::yield_thread();
     }
   };
-  std::optional<platform::thread> stopper;
+  std::vector<platform::thread> stoppers;
   if (plan.mode == 0) {
-    stopper.emplace(sim.start_thread([&] {
-      sim.name_thread("stopper");
-      wait_a_while();
-      world.ops.request_stop();
-    }));
+    for (std::int64_t i = 0; i < plan.stoppers; ++i) {
+      stoppers.push_back(sim.start_thread([&, i] {
+        sim.name_thread("stopper-" + std::to_string(i));
+        wait_a_while();
+        world.ops.request_stop();
+        world.admission.stop_request_returned();
+      }));
+    }
   }
   if (plan.mode == 1) wait_a_while();
   if (plan.mode == 2) {
     wait_a_while();
     const drain_outcome d = rt->drain(std::chrono::milliseconds(sim.pick(0, 4)));
+    world.admission.drain_returned();
     sim.note(d == drain_outcome::drained ? "drain: drained" : "drain: timed out");
   }
   if (plan.mode != 1) {
     for (auto& s : submitters) s.join();
   }
   const stop_outcome out = std::move(*rt).stop();
+  world.admission.stop_request_returned();
   sim.disarm_stop_requests();
   if (out.is_error()) sim.fail("shutdown_race: stop() from the main thread answered error");
   if (plan.mode == 1) {
     for (auto& s : submitters) s.join();
   }
-  if (stopper) stopper->join();
+  for (auto& s : stoppers) s.join();
   rt.reset();
   return out;
 }
@@ -256,6 +267,7 @@ void shutdown_race(context& sim) {
   race_stop_plan stop_plan;
   stop_plan.mode = sim.param("stop_mode", static_cast<std::int64_t>(sim.pick(0, 3)));
   stop_plan.after_submissions = sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, tasks + tasks / 4)));
+  stop_plan.stoppers = sim.param("stoppers", static_cast<std::int64_t>(sim.pick(1, 2)));
   race_world world(sim);
   world.child_percent = sim.param("child_percent", 40);
   world.sleep_percent = sim.param("sleep_percent", 50);
@@ -264,36 +276,24 @@ void shutdown_race(context& sim) {
   world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
 
   std::optional<runtime> rt;
-  try {
-    rt.emplace(runtime::builder().workers(workers).blocking_capacity(2, 2).inbox_capacity(64).build());
-  } catch (const start_error& e) {
-    sim.note(std::string("shutdown_race: runtime did not start: ") + e.what());
-    return;
-  }
+  if (!start_runtime(sim, runtime::builder().workers(workers).blocking_capacity(2, 2).inbox_capacity(64), rt, "shutdown_race")) return;
   world.ops = rt->operations();
-  sim.arm_stop_requests([ops = world.ops] { ops.request_stop(); });
+  sim.arm_stop_requests([&world] {
+    world.ops.request_stop();
+    world.admission.stop_request_returned();
+  });
 
-  // 1. Submitters, each its share of the tasks. The schedulers are copied here: the main thread
-  //    may stop (and so empty) `rt` while submitters still run.
+  // 1. Submitters, each its share of the tasks.
   std::vector<std::vector<race_submission>> per_thread(threads);
-  const scheduler sched = rt->scheduler();
   std::vector<scheduler> pinned;
   for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
-  std::vector<platform::thread> submitters;
-  for (std::size_t t = 0; t < threads; ++t) {
-    submitters.push_back(sim.start_thread([&, t] {
-      sim.name_thread("submitter-" + std::to_string(t));
-      scheduler sched_here = sched;
-      std::vector<scheduler> pinned_here = pinned;
-      for (std::size_t k = t; k < tasks; k += threads) {
-        const std::uint32_t plan = draw_plan(sim, world);
-        submit_planned<Variant>(sim, world, plan, sched_here, pinned_here, per_thread[t]);
+  std::vector<platform::thread> submitters = start_submitters(
+      sim, threads, tasks, rt->scheduler(), pinned, world.submitters_done,
+      [&sim, &world, &per_thread](std::size_t t, scheduler& sched, std::vector<scheduler>& pinned_here) {
+        submit_planned<Variant>(sim, world, draw_plan(sim, world), sched, pinned_here, per_thread[t]);
         ++world.submissions;
-        platform::yield_thread();
-      }
-      ++world.submitters_done;
-    }));
-  }
+      },
+      [] { platform::yield_thread(); });
 
   // 2. The stop, racing them.
   const stop_outcome out = stop_racing(sim, world, rt, submitters, stop_plan);
@@ -303,10 +303,12 @@ void shutdown_race(context& sim) {
   for (auto& list : per_thread) {
     for (auto& [id, h] : list) {
       ++submissions;
-      world.ledger.settle(id, h);
+      const auto kind = world.ledger.settle(id, h);
+      world.admission.ended(id, kind.text, kind.reason);
     }
   }
   world.ledger.check();
+  world.admission.check();
   sim.note("shutdown_race: " + std::to_string(submissions) + " handles, ok=" + std::to_string(world.ledger.count("ok")) +
            " cancelled=" + std::to_string(world.ledger.count("cancelled")) +
            " rejected=" + std::to_string(world.ledger.count("rejected")) +
@@ -322,6 +324,7 @@ inline std::vector<knob> shutdown_race_knobs() {
       {"threads", 1, 64, "submitting threads"},
       {"stop_mode", 0, 3, "how the stop is requested (3: from a task)"},
       {"stop_after", 0, 125'000, "submissions before the stop request"},
+      {"stoppers", 1, 8, "threads requesting the stop at once (stop_mode 0)"},
       {"child_percent", 0, 100, "percent of tasks that spawn a child"},
       {"sleep_percent", 0, 100, "percent of tasks that sleep"},
       {"quick_percent", 0, 100, "percent of tasks that finish without awaiting"},

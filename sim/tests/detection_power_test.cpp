@@ -136,5 +136,11 @@ TEST(detection_power, a_refused_spawn_whose_task_runs_anyway_is_found_by_inbox_o
   expect_found("abandon_runs_task");
 }
 TEST(detection_power, a_lost_unpark_is_found_by_shutdown_race_as_a_deadlock) { expect_found("parker_lost_unpark"); }
+TEST(detection_power, a_stop_that_closes_admission_last_admits_work_the_admission_oracle_refuses) {
+  expect_found("stop_closes_admission_late");
+}
+TEST(detection_power, a_drain_that_waits_before_closing_admission_is_found_by_drain_race) {
+  expect_found("drain_waits_before_closing");
+}
 
 }  // namespace

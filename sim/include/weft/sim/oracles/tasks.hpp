@@ -89,18 +89,20 @@ class task_ledger {
   void stranded(std::uint64_t id) { fail(id, "was admitted but is still unfinished after the runtime stopped (stranded)"); }
 
   // After the runtime stopped: records what the handle of task `id` says (an unfinished handle is
-  // a stranded admitted task; it is detached). Every scenario settles its handles this way.
+  // a stranded admitted task; it is detached) and returns it ("stranded" for an unfinished one).
+  // Every scenario settles its handles this way.
   template <class Handle>
-  void settle(std::uint64_t id, Handle& h) {
+  expected_kind settle(std::uint64_t id, Handle& h) {
     if (!h.is_finished()) {
       answered(id, true);
       stranded(id);
       h.detach();
-      return;
+      return {"stranded", queue_error::closed};
     }
-    const auto kind = kind_of(h.join());
+    auto kind = kind_of(h.join());
     answered(id, kind.text != "rejected");
     outcome(id, kind);
+    return kind;
   }
 
   // Panicked outcomes are legitimate only when the scenario allows them (injected exceptions).
