@@ -135,6 +135,9 @@ TEST(detection_power, a_blocking_callback_that_runs_after_its_submission_was_rej
 TEST(detection_power, a_refused_spawn_whose_task_runs_anyway_is_found_by_inbox_overflow) {
   expect_found("abandon_runs_task");
 }
+TEST(detection_power, a_remote_wake_queued_as_a_macrotask_is_found_by_remote_wake_order) {
+  expect_found("remote_wake_as_macrotask");
+}
 TEST(detection_power, a_lost_unpark_is_found_by_shutdown_race_as_a_deadlock) { expect_found("parker_lost_unpark"); }
 
 }  // namespace
