@@ -150,6 +150,9 @@ TEST(detection_power, an_abort_lost_while_a_poll_is_queued_is_found_by_abort_rac
 TEST(detection_power, a_run_n_that_runs_one_turn_too_many_is_found_by_local_domain_dispatch) {
   expect_found("run_n_one_extra_turn");
 }
+TEST(detection_power, a_close_commit_that_ignores_queued_items_is_found_by_inbox_overflow) {
+  expect_found("run_returns_with_inbox_items");
+}
 TEST(detection_power, a_lost_unpark_is_found_by_shutdown_race_as_a_deadlock) { expect_found("parker_lost_unpark"); }
 
 }  // namespace
