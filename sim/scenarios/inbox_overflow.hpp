@@ -5,7 +5,8 @@
 // through a local_spawner — is answered accepted, `full` or `closed`. Oracle (submissions.hpp):
 // every accepted macrotask or task ran exactly once; every refused one never ran. The loop's thread runs
 // `rounds` drives, yielding between them, then joins the producers and drives once more:
-// the inbox's close commit guarantees that an accepted item is run before run() returns.
+// the inbox's close commit guarantees that an accepted item is run before run() returns, which
+// run_return.hpp checks after every run(): whatever a producer had seen accepted by then has run.
 //
 // Variant `stranded` (test-only, proves the oracle can fail): the loop drains with
 // run_until_stalled() — which never commits a close — and is destroyed while producers still
@@ -25,6 +26,7 @@
 #include <weft/platform/thread.hpp>
 #include <weft/queue_error.hpp>
 #include <weft/sim/context.hpp>
+#include <weft/sim/oracles/run_return.hpp>
 #include <weft/sim/oracles/submissions.hpp>
 
 namespace weft::sim::scenarios {
@@ -39,6 +41,7 @@ void inbox_overflow(context& sim) {
   const auto rounds = static_cast<std::size_t>(sim.param("rounds", static_cast<std::int64_t>(sim.pick(1, 4))));
 
   oracles::submission_ledger ledger;
+  oracles::run_return_ledger returns(sim);
   event_loop::options loop_options;
   loop_options.inbox_capacity = capacity;
   std::optional<event_loop> loop(std::in_place, loop_options);
@@ -53,12 +56,16 @@ void inbox_overflow(context& sim) {
         const std::uint64_t id = p * 1'000 + k;
         submit_result r;
         if (k % 2 == 0) {
-          r = handle.queue_macrotask([&ledger, id] { ledger.ran(id); });
+          r = handle.queue_macrotask([&ledger, &returns, id] {
+            ledger.ran(id);
+            returns.ran(id);
+          });
         } else {
           // A cross-thread task spawn through the same inbox: refused spawns (`full`, `closed`)
           // complete at once as rejected and must never run their task.
-          join_handle<void> h = spawner.spawn([&ledger, id]() -> task<void> {
+          join_handle<void> h = spawner.spawn([&ledger, &returns, id]() -> task<void> {
             ledger.ran(id);
+            returns.ran(id);
             co_return;
           });
           if (h.is_finished()) {
@@ -69,6 +76,7 @@ void inbox_overflow(context& sim) {
         }
         if (r) {
           ledger.accepted(id);
+          returns.accepted(id);
         } else {
           ledger.refused(id, r.error());
           platform::yield_thread();  // back off: let the loop drain
@@ -80,6 +88,7 @@ void inbox_overflow(context& sim) {
   for (std::size_t r = 0; r < rounds; ++r) {
     if constexpr (Variant == inbox_overflow_variant::correct) {
       loop->run();
+      returns.check_after_run(r);  // no scheduling point since run() returned
     } else {
       loop->run_until_stalled();  // BUG (test-only): drains without committing a close
     }
@@ -88,6 +97,7 @@ void inbox_overflow(context& sim) {
   if constexpr (Variant == inbox_overflow_variant::correct) {
     for (auto& t : threads) t.join();
     loop->run();  // whatever was accepted since the last drive
+    returns.check_after_run(rounds);
     loop.reset();
   } else {
     loop.reset();  // BUG (test-only): destroyed while producers still submit

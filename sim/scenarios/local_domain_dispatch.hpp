@@ -2,8 +2,8 @@
 // spawn and dispatch into it.
 //
 // The host (the scenario's main fiber) owns a local_domain with a small inbox and runs `frames`
-// frames: each frame drives the domain with run_n(1..4) or run_for(0..2 ms), then waits one
-// virtual millisecond (so timers come due). `producers` threads each submit `items` pieces of
+// frames: each frame queues 0-3 local macrotasks, drives the domain with run_n(0..4) or
+// run_for(0..2 ms), then waits one virtual millisecond (so timers come due). `producers` threads each submit `items` pieces of
 // work through copies of the domain's local_spawner: dispatch(fn) (a macrotask that queues one
 // microtask), spawn(factory) (a task that may sleep and yield, joined by the producer),
 // dispatch_future(factory). After the producers finished the host drives until every handle is
@@ -12,7 +12,9 @@
 // Oracles: ordering.hpp (a macrotask's microtask runs before the next macrotask; one producer's
 // macrotasks run in submission order); submissions.hpp (each dispatch is accepted or refused
 // once; accepted ones run exactly once, refused ones never); tasks.hpp (spawned tasks end ok,
-// run only on the host thread); timers.hpp (no sleep ends early).
+// run only on the host thread); timers.hpp (no sleep ends early); drive_budget.hpp (run_n(n)
+// reports at most n turns, run_for(0) none, and no call runs more macrotasks than the turns it
+// reports — the dispatched and the host's local macrotasks are counted).
 //
 // Knobs: producers (1..3), items (4..16), capacity (1..4), frames (drive budget).
 //
@@ -32,6 +34,7 @@
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/sim/context.hpp>
+#include <weft/sim/oracles/drive_budget.hpp>
 #include <weft/sim/oracles/ordering.hpp>
 #include <weft/sim/oracles/submissions.hpp>
 #include <weft/sim/oracles/tasks.hpp>
@@ -44,11 +47,12 @@ namespace weft::sim::scenarios {
 enum class local_domain_variant { correct, macro_follow_up };
 
 struct domain_world {
-  explicit domain_world(context& s) : order(s), tasks(s), timers(s) {}
+  explicit domain_world(context& s) : order(s), tasks(s), timers(s), budget(s) {}
   oracles::loop_order_ledger order;
   oracles::submission_ledger dispatches;
   oracles::task_ledger tasks;
   oracles::timer_ledger timers;
+  oracles::drive_budget_ledger budget;
   std::uint64_t host_thread = 0;
   std::uint64_t next_timer = 1;
 };
@@ -111,6 +115,7 @@ void local_domain_dispatch(context& sim) {
         const std::uint64_t how = sim.pick(0, 2);
         if (how == 0) {
           const submit_result r = mine.dispatch([w = &world, id, p, k] {
+            w->budget.macrotask_ran();
             w->dispatches.ran(id);
             w->order.macrotask_started(id, p, k);
             w->order.microtask_queued(id);
@@ -162,10 +167,18 @@ void local_domain_dispatch(context& sim) {
         domain->loop().armed_timers() == 0) {
       break;
     }
+    // Local macrotasks, so that a frame often has more macrotasks queued than turns to run.
+    for (std::uint64_t n = sim.pick(0, 3); n > 0; --n) {
+      domain->loop().queue_macrotask([w = &world] { w->budget.macrotask_ran(); });
+    }
+    const std::uint64_t before = world.budget.before_call();
     if (sim.chance(1, 2)) {
-      (void)domain->run_n(sim.pick(1, 4));
+      const std::uint64_t steps = sim.pick(0, 4);
+      world.budget.after_run_n(steps, domain->run_n(steps), before);
     } else {
-      (void)domain->run_for(std::chrono::milliseconds(sim.pick(0, 2)));
+      const std::uint64_t ms = sim.pick(0, 2);
+      const run_stats stats = domain->run_for(std::chrono::milliseconds(ms));
+      world.budget.after_run_for(ms == 0, stats.drive_steps, before);
     }
     host_frame_pause();
   }

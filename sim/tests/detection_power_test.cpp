@@ -135,6 +135,24 @@ TEST(detection_power, a_blocking_callback_that_runs_after_its_submission_was_rej
 TEST(detection_power, a_refused_spawn_whose_task_runs_anyway_is_found_by_inbox_overflow) {
   expect_found("abandon_runs_task");
 }
+TEST(detection_power, a_remote_wake_queued_as_a_macrotask_is_found_by_remote_wake_order) {
+  expect_found("remote_wake_as_macrotask");
+}
+TEST(detection_power, an_abort_that_destroys_the_frame_on_the_aborting_thread_is_found_by_abort_race) {
+  expect_found("abort_destroys_on_caller");
+}
+TEST(detection_power, an_abort_that_overwrites_a_finished_tasks_value_is_found_by_the_outcome_ledger) {
+  expect_found("abort_overwrites_finished");
+}
+TEST(detection_power, an_abort_lost_while_a_poll_is_queued_is_found_by_abort_race) {
+  expect_found("abort_lost_when_scheduled");
+}
+TEST(detection_power, a_run_n_that_runs_one_turn_too_many_is_found_by_local_domain_dispatch) {
+  expect_found("run_n_one_extra_turn");
+}
+TEST(detection_power, a_close_commit_that_ignores_queued_items_is_found_by_inbox_overflow) {
+  expect_found("run_returns_with_inbox_items");
+}
 TEST(detection_power, a_lost_unpark_is_found_by_shutdown_race_as_a_deadlock) { expect_found("parker_lost_unpark"); }
 TEST(detection_power, a_stop_that_closes_admission_last_admits_work_the_admission_oracle_refuses) {
   expect_found("stop_closes_admission_late");
