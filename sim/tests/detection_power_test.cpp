@@ -136,5 +136,11 @@ TEST(detection_power, a_refused_spawn_whose_task_runs_anyway_is_found_by_inbox_o
   expect_found("abandon_runs_task");
 }
 TEST(detection_power, a_lost_unpark_is_found_by_shutdown_race_as_a_deadlock) { expect_found("parker_lost_unpark"); }
+TEST(detection_power, a_blocking_pool_one_thread_over_capacity_is_found_by_blocking_saturation) {
+  expect_found("blocking_over_capacity");
+}
+TEST(detection_power, a_blocking_pool_queueing_one_over_capacity_is_found_by_blocking_saturation) {
+  expect_found("blocking_queue_over");
+}
 
 }  // namespace
