@@ -142,5 +142,8 @@ TEST(detection_power, a_blocking_pool_one_thread_over_capacity_is_found_by_block
 TEST(detection_power, a_blocking_pool_queueing_one_over_capacity_is_found_by_blocking_saturation) {
   expect_found("blocking_queue_over");
 }
+TEST(detection_power, a_spawn_everywhere_that_skips_the_last_worker_is_found_by_placement_race) {
+  expect_found("everywhere_skips_last_worker");
+}
 
 }  // namespace

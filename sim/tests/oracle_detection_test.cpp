@@ -108,6 +108,7 @@ TEST(oracles, runtime_scenarios_are_clean_without_faults) {
   expect_clean("cross_worker_ping_pong", 300);
   expect_clean("blocking_saturation", 300);
   expect_clean("local_domain_dispatch", 300);
+  expect_clean("placement_race", 300);
 }
 
 TEST(oracles, runtime_scenarios_are_clean_under_every_runtime_fault) {
@@ -123,7 +124,8 @@ TEST(oracles, runtime_scenarios_are_clean_under_every_runtime_fault) {
   rate(fault::blocking_saturated, 100'000);
   rate(fault::worker_start_failure, 20'000);
   std::uint64_t injected = 0;
-  for (const char* name : {"shutdown_race", "cross_worker_ping_pong", "blocking_saturation", "local_domain_dispatch"}) {
+  for (const char* name : {"shutdown_race", "cross_worker_ping_pong", "blocking_saturation", "local_domain_dispatch",
+                           "placement_race"}) {
     const weft::sim::scenario* s = weft::sim::registry::global().find(name);
     ASSERT_NE(s, nullptr);
     for (std::uint64_t seed = 0; seed < 150; ++seed) {
