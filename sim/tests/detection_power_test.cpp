@@ -145,5 +145,8 @@ TEST(detection_power, a_blocking_pool_queueing_one_over_capacity_is_found_by_blo
 TEST(detection_power, a_spawn_everywhere_that_skips_the_last_worker_is_found_by_placement_race) {
   expect_found("everywhere_skips_last_worker");
 }
+TEST(detection_power, an_input_relocated_on_the_submitting_thread_is_found_by_placement_race) {
+  expect_found("relocate_on_submitter");
+}
 
 }  // namespace
