@@ -4,14 +4,20 @@
 // each; shared or per worker). `callers` external threads and the workers' own tasks call
 // spawn_blocking `calls` times each; every callback yields a few times (it "blocks"), so the
 // pool saturates and calls are refused with `full`. A stopper requests the stop after
-// `stop_after` calls (or never, 0 = only the final stop()).
+// `stop_after` calls (or never, 0 = only the final stop()). With per-worker pools the callers
+// call through worker_scheduler(k) for a k of their choosing, so every call's pool is known.
 //
-// Oracle (oracles/tasks.hpp, blocking entries): every call is either run or rejected, never
-// both — `ok` means the callback ran exactly once and finished, `rejected` (full or closed)
-// means it never started, `cancelled` (the stop) means it ran at most once. Every admitted call
-// reaches exactly one outcome; none is stranded (a lost one is a deadlock at join).
+// Oracles:
+//   * oracles/tasks.hpp, blocking entries: every call is either run or rejected, never both —
+//     `ok` means the callback ran exactly once and finished, `rejected` (full or closed) means
+//     it never started, `cancelled` (the stop) means it ran at most once. Every admitted call
+//     reaches exactly one outcome; none is stranded (a lost one is a deadlock at join).
+//   * oracles/blocking_capacity.hpp: at every admission and every callback start, no pool runs
+//     more than max_threads callbacks at once or on more than max_threads threads, and (until a
+//     stop is requested) holds no more than max_threads + max_queued admitted, unfinished calls.
 //
-// Knobs: workers (1..2), max_threads, max_queued, callers (1..3), calls (2..6), stop_after.
+// Knobs: workers (1..2), max_threads, max_queued, callers (1..3), calls (2..6), stop_after,
+// per_worker (0 or 1; one in three seeds).
 #pragma once
 
 #include <cstdint>
@@ -24,31 +30,40 @@
 #include <weft/platform/thread.hpp>
 #include <weft/runtime.hpp>
 #include <weft/sim/context.hpp>
+#include <weft/sim/oracles/blocking_capacity.hpp>
 #include <weft/sim/oracles/tasks.hpp>
 #include <weft/task.hpp>
 
 namespace weft::sim::scenarios {
 
 struct blocking_world {
-  explicit blocking_world(context& s) : ledger(s) {}
+  blocking_world(context& s, std::size_t pools, std::size_t max_threads, std::size_t max_queued)
+      : ledger(s), capacity(s, pools, max_threads, max_queued) {}
   oracles::task_ledger ledger;
+  oracles::blocking_capacity capacity;
   std::uint64_t next_id = 1;
   std::uint64_t calls_made = 0;
   std::uint64_t full = 0;
   std::uint64_t closed = 0;
 };
 
-// One spawn_blocking call through `sched`, recorded in the ledger; returns its handle.
-inline join_handle<std::uint64_t> blocking_call(blocking_world* w, scheduler& sched, std::uint64_t id,
-                                                std::uint64_t work) {
+// One spawn_blocking call through `sched`, whose calls go to blocking pool `pool`, recorded in
+// the ledger and the capacity oracle; returns its handle.
+inline join_handle<std::uint64_t> blocking_call(blocking_world* w, scheduler& sched, std::size_t pool,
+                                                std::uint64_t id, std::uint64_t work) {
   w->ledger.mark_blocking(id);
   ++w->calls_made;
-  return sched.spawn_blocking([w, id, work] {
+  auto handle = sched.spawn_blocking([w, pool, id, work] {
+    w->capacity.entered(pool, id, platform::current_thread_id());
     w->ledger.started(id, platform::current_thread_id());
     for (std::uint64_t i = 0; i < work; ++i) platform::yield_thread();  // "blocks"
     w->ledger.finished(id);
+    w->capacity.exited(pool, id);
     return id;
   });
+  // Unfinished: admitted to the pool (a refusal comes back finished).
+  if (!handle.is_finished()) w->capacity.admitted(pool, id);
+  return handle;
 }
 
 inline void settle(blocking_world& w, std::uint64_t id, const expected<std::uint64_t, join_error>& result) {
@@ -66,8 +81,8 @@ inline void blocking_saturation(context& sim) {
   const auto calls = static_cast<std::uint64_t>(sim.param("calls", static_cast<std::int64_t>(sim.pick(2, 6))));
   const auto stop_after = static_cast<std::uint64_t>(
       sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, (callers + workers) * calls))));
-  const bool per_worker = sim.chance(1, 3);
-  blocking_world world(sim);
+  const bool per_worker = sim.param("per_worker", sim.chance(1, 3) ? 1 : 0) == 1;
+  blocking_world world(sim, per_worker ? workers : 1, max_threads, max_queued);
   world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
 
   std::optional<runtime> rt;
@@ -82,8 +97,15 @@ inline void blocking_saturation(context& sim) {
     return;
   }
   const runtime_operations ops = rt->operations();
-  sim.arm_stop_requests([ops] { ops.request_stop(); });
+  // Every stop request tells the capacity oracle first: from then on queued jobs may go unrun.
+  const auto request_stop = [&world, ops] {
+    world.capacity.stopping();
+    ops.request_stop();
+  };
+  sim.arm_stop_requests(request_stop);
   const scheduler sched = rt->scheduler();
+  std::vector<scheduler> pinned;
+  for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
 
   // Tasks on the workers call spawn_blocking too, and await their handles there.
   struct issued {
@@ -96,14 +118,15 @@ inline void blocking_saturation(context& sim) {
     const std::uint64_t first = world.next_id;
     world.next_id += calls;
     const std::uint64_t work = sim.pick(0, 3);
-    from_tasks.push_back({task_id, rt->worker_scheduler(i).spawn([w = &world, task_id, first, calls, work] {
-                            return [](blocking_world* wd, std::uint64_t tid, std::uint64_t base, std::uint64_t n,
-                                      std::uint64_t k) -> task<std::uint64_t> {
+    const std::size_t pool = per_worker ? i : 0;
+    from_tasks.push_back({task_id, pinned[i].spawn([w = &world, pool, task_id, first, calls, work] {
+                            return [](blocking_world* wd, std::size_t p, std::uint64_t tid, std::uint64_t base,
+                                      std::uint64_t n, std::uint64_t k) -> task<std::uint64_t> {
                               wd->ledger.started(tid, platform::current_thread_id());
                               scheduler mine = builtins::current().scheduler();
                               for (std::uint64_t c = 0; c < n; ++c) {
                                 oracles::task_ledger::awaiting guard{&wd->ledger, base + c};
-                                auto h = blocking_call(wd, mine, base + c, k);
+                                auto h = blocking_call(wd, mine, p, base + c, k);
                                 auto result = co_await h;
                                 wd->ledger.resumed(tid, platform::current_thread_id());
                                 settle(*wd, base + c, result);
@@ -111,7 +134,7 @@ inline void blocking_saturation(context& sim) {
                               }
                               wd->ledger.finished(tid);
                               co_return n;
-                            }(w, task_id, first, calls, work);
+                            }(w, pool, task_id, first, calls, work);
                           })});
   }
 
@@ -120,10 +143,12 @@ inline void blocking_saturation(context& sim) {
   for (std::size_t c = 0; c < callers; ++c) {
     threads.push_back(sim.start_thread([&, c] {
       sim.name_thread("caller-" + std::to_string(c));
-      scheduler mine = sched;
       for (std::uint64_t k = 0; k < calls; ++k) {
         const std::uint64_t id = world.next_id++;
-        per_caller[c].push_back({id, blocking_call(&world, mine, id, sim.pick(0, 3))});
+        // With per-worker pools the runtime's scheduler would pick the pool: name the worker.
+        const std::size_t target = sim.pick(0, workers - 1);
+        scheduler mine = per_worker ? pinned[target] : sched;
+        per_caller[c].push_back({id, blocking_call(&world, mine, per_worker ? target : 0, id, sim.pick(0, 3))});
         platform::yield_thread();
       }
     }));
@@ -133,7 +158,7 @@ inline void blocking_saturation(context& sim) {
     stopper.emplace(sim.start_thread([&] {
       sim.name_thread("stopper");
       while (world.calls_made < stop_after && !ops.stop_requested()) platform::yield_thread();
-      ops.request_stop();
+      request_stop();
     }));
   }
   for (auto& t : threads) t.join();
@@ -144,6 +169,7 @@ inline void blocking_saturation(context& sim) {
       list.clear();
     }
   }
+  world.capacity.stopping();
   const stop_outcome out = std::move(*rt).stop();
   sim.disarm_stop_requests();
   if (stopper) stopper->join();
@@ -176,6 +202,7 @@ inline std::vector<knob> blocking_saturation_knobs() {
       {"callers", 1, 64, "threads making blocking calls"},
       {"calls", 1, 10'000, "blocking calls per caller and worker"},
       {"stop_after", 0, 1'280'000, "answered calls before a stop request (0: only the final stop)"},
+      {"per_worker", 0, 1, "1: one blocking pool per worker (blocking_policy::per_worker), 0: one shared pool"},
   };
 }
 

@@ -160,5 +160,17 @@ TEST(detection_power, a_stop_that_closes_admission_last_admits_work_the_admissio
 TEST(detection_power, a_drain_that_waits_before_closing_admission_is_found_by_drain_race) {
   expect_found("drain_waits_before_closing");
 }
+TEST(detection_power, a_blocking_pool_one_thread_over_capacity_is_found_by_blocking_saturation) {
+  expect_found("blocking_over_capacity");
+}
+TEST(detection_power, a_blocking_pool_queueing_one_over_capacity_is_found_by_blocking_saturation) {
+  expect_found("blocking_queue_over");
+}
+TEST(detection_power, a_spawn_everywhere_that_skips_the_last_worker_is_found_by_placement_race) {
+  expect_found("everywhere_skips_last_worker");
+}
+TEST(detection_power, an_input_relocated_on_the_submitting_thread_is_found_by_placement_race) {
+  expect_found("relocate_on_submitter");
+}
 
 }  // namespace

@@ -111,6 +111,7 @@ TEST(oracles, runtime_scenarios_are_clean_without_faults) {
   expect_clean("drain_race", 300);
   expect_clean("remote_wake_order", 300);
   expect_clean("abort_race", 300);
+  expect_clean("placement_race", 300);
 }
 
 TEST(oracles, runtime_scenarios_are_clean_under_every_runtime_fault) {
@@ -127,7 +128,7 @@ TEST(oracles, runtime_scenarios_are_clean_under_every_runtime_fault) {
   rate(fault::worker_start_failure, 20'000);
   std::uint64_t injected = 0;
   for (const char* name : {"shutdown_race", "cross_worker_ping_pong", "blocking_saturation", "local_domain_dispatch",
-                           "drain_race", "remote_wake_order", "abort_race"}) {
+                           "drain_race", "remote_wake_order", "abort_race", "placement_race"}) {
     const weft::sim::scenario* s = weft::sim::registry::global().find(name);
     ASSERT_NE(s, nullptr);
     for (std::uint64_t seed = 0; seed < 150; ++seed) {
