@@ -8,7 +8,8 @@
 // Admission (submit): after close() began, `closed`. Otherwise the job is queued, unless no thread
 // will take it (no idle or starting thread is free for it, the pool is at `max_threads`) and
 // `max_queued` jobs already wait: then `full`. A refused job is destroyed unrun (discard()).
-// When no thread is free and the pool may grow, a thread is started for the job.
+// When no thread is free and the pool may grow, a thread is started for the job; if none can be
+// started, the job waits for an existing thread within the same max_queued bound.
 //
 // Shutdown (close): under the lock admission closes and the queue is taken; the taken jobs are
 // discarded outside it. Since submit checks `closed` under the same lock, a job is either queued
@@ -69,8 +70,9 @@ class blocking_admission {
             ++g.starting;
             start_thread = true;
           } catch (const std::system_error&) {
-            // No new thread: the job waits for an existing one, or is refused if there is none.
-            if (g.threads.empty()) {
+            // No new thread: the job waits for an existing one, unless there is none or it would
+            // be one waiting job more than max_queued.
+            if (g.threads.empty() || g.waiting() > max_queued_) {
               g.queue.pop_back();
               return verdict::full;
             }
