@@ -24,6 +24,7 @@
 #include <weft/sim/context.hpp>
 #include <weft/sim/oracles/admission.hpp>
 #include <weft/sim/oracles/drain.hpp>
+#include <weft/sim/oracles/stop_report.hpp>
 #include <weft/sim/oracles/tasks.hpp>
 #include <weft/sim/oracles/timers.hpp>
 #include <weft/sim/scenario.hpp>
@@ -37,10 +38,11 @@ using namespace weft;
 namespace oracles = weft::sim::oracles;
 
 struct drain_world {
-  explicit drain_world(sim::context& s) : ledger(s), admission(s), drain(s), timers(s) {}
+  explicit drain_world(sim::context& s) : ledger(s), admission(s), drain(s), stop_report(s), timers(s) {}
   oracles::task_ledger ledger;
   oracles::admission_ledger admission;
   oracles::drain_ledger drain;
+  oracles::stop_report_ledger stop_report;
   oracles::timer_ledger timers;
   runtime_operations ops;
   std::uint64_t next_id = 1;
@@ -172,7 +174,13 @@ WEFT_SIM_SCENARIO(drain_race) (weft::sim::context& sim) {
       const auto kind = world.ledger.settle(id, h);
       world.admission.ended(id, kind.text, kind.reason);
       world.drain.ended(id, kind.text);
+      if (kind.text == "cancelled") world.stop_report.cancelled_by_stop();  // nothing here aborts
     }
+  }
+  world.stop_report.check(out);
+  // After `drained` nothing is left to cut short: admission is closed and every task finished.
+  if (d == drain_outcome::drained && !out.is_complete()) {
+    sim.fail("stop-report oracle: drain() answered drained, yet the stop that followed answered " + to_string(out));
   }
   world.ledger.check();
   world.admission.check();

@@ -46,6 +46,7 @@
 #include <weft/runtime.hpp>
 #include <weft/sim/context.hpp>
 #include <weft/sim/oracles/admission.hpp>
+#include <weft/sim/oracles/stop_report.hpp>
 #include <weft/sim/oracles/tasks.hpp>
 #include <weft/sim/oracles/timers.hpp>
 #include <weft/time.hpp>
@@ -58,10 +59,11 @@ enum class shutdown_race_variant { correct, finished_early };
 
 // Scenario-side state shared by every simulated thread (plain data: see oracles/submissions.hpp).
 struct race_world {
-  explicit race_world(context& s) : sim(s), ledger(s), admission(s), timers(s) {}
+  explicit race_world(context& s) : sim(s), ledger(s), admission(s), stop_report(s), timers(s) {}
   context& sim;
   oracles::task_ledger ledger;
   oracles::admission_ledger admission;
+  oracles::stop_report_ledger stop_report;
   oracles::timer_ledger timers;
   std::uint64_t next_id = 1;
   std::uint64_t next_timer = 1;
@@ -142,6 +144,7 @@ task<std::uint64_t> race_task(race_world* w, std::uint64_t id, std::uint32_t pla
     w->ledger.answered(child, kind.text != "rejected");
     w->ledger.outcome(child, kind);
     w->admission.ended(child, kind.text, kind.reason);
+    if (kind.text == "cancelled") w->stop_report.cancelled_by_stop();  // nothing else aborts here
     w->ledger.resumed(id, this_thread());
   }
   if constexpr (Variant == shutdown_race_variant::finished_early) {
@@ -305,10 +308,12 @@ void shutdown_race(context& sim) {
       ++submissions;
       const auto kind = world.ledger.settle(id, h);
       world.admission.ended(id, kind.text, kind.reason);
+      if (kind.text == "cancelled") world.stop_report.cancelled_by_stop();  // nothing else aborts here
     }
   }
   world.ledger.check();
   world.admission.check();
+  world.stop_report.check(out);
   sim.note("shutdown_race: " + std::to_string(submissions) + " handles, ok=" + std::to_string(world.ledger.count("ok")) +
            " cancelled=" + std::to_string(world.ledger.count("cancelled")) +
            " rejected=" + std::to_string(world.ledger.count("rejected")) +
