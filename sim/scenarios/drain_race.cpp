@@ -158,7 +158,9 @@ WEFT_SIM_SCENARIO(drain_race) (weft::sim::context& sim) {
   }
   std::optional<duration> deadline;
   if (deadline_ms > 0) deadline = std::chrono::milliseconds(deadline_ms);
+  const instant began = platform::clock::now();
   const drain_outcome d = rt->drain(deadline);
+  world.drain.returned(d, began, deadline, platform::clock::now());
   if (d == drain_outcome::drained) world.drain.drained();
   world.admission.drain_returned();
   sim.note(std::string("drain_race: drain answered ") + to_string(d));

@@ -160,6 +160,9 @@ TEST(detection_power, a_stop_that_closes_admission_last_admits_work_the_admissio
 TEST(detection_power, a_drain_that_waits_before_closing_admission_is_found_by_drain_race) {
   expect_found("drain_waits_before_closing");
 }
+TEST(detection_power, a_drain_that_reads_its_deadline_as_absolute_is_found_by_the_deadline_check) {
+  expect_found("drain_deadline_absolute");
+}
 TEST(detection_power, a_shutdown_that_leaves_inbox_spawns_uncounted_is_found_by_the_stop_report_oracle) {
   expect_found("shutdown_uncounted_spawns");
 }

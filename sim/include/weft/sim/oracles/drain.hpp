@@ -9,14 +9,22 @@
 // `drained` answer came back is a violation: it ran after the drain, ended cancelled at the
 // stop, or never started.
 //
+// The deadline: drain(deadline) answers `timed_out` once the deadline passed with work left, so
+// it never returns after its deadline, and never answers `timed_out` before it. Virtual time
+// jumps to the deadline exactly, and a drainer woken then is ready, so virtual time cannot move
+// again before it returns: "after" is strict.
+//
 // A checker only (see submissions.hpp for why its state is plain data).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 
+#include <weft/runtime.hpp>
 #include <weft/sim/context.hpp>
+#include <weft/time.hpp>
 
 namespace weft::sim::oracles {
 
@@ -33,6 +41,21 @@ class drain_ledger {
   void drained() {
     drained_ = true;
     finished_at_drain_ = finished_;
+  }
+
+  // drain(deadline) was called at `began` and returned `answer` at `now`.
+  void returned(drain_outcome answer, instant began, std::optional<duration> deadline, instant now) {
+    if (!deadline) return;
+    const instant due = began + *deadline;
+    if (now > due) {
+      sim_.fail(std::string("drain oracle: drain(deadline) returned ") + to_string(answer) + " " +
+                std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(now - due).count()) +
+                " us after its deadline");
+    } else if (answer == drain_outcome::timed_out && now < due) {
+      sim_.fail("drain oracle: drain(deadline) answered timed_out " +
+                std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(due - now).count()) +
+                " us before its deadline");
+    }
   }
 
   // After the runtime stopped: how submission `id` ended ("ok", "cancelled", "panicked",
