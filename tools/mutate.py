@@ -260,7 +260,7 @@ BUILD_DIR = "build-mutation"    # inside the copy, one level down like every bui
 SIM_TARGETS = ("sim/weft-sim", "properties/weft-properties", "properties/weft-prop-sim")
 COPY_SKIP = re.compile(r"^(\.git|build|builddir|build-.*|\.cache)$")  # top-level names not copied
 FAILURE_LINE = re.compile(r"^fail: seed=(\d+): (.*)$")
-GTEST_FAILED = re.compile(r"^\[  FAILED  \] (\S+)")
+GTEST_FAILED = re.compile(r"^\[  FAILED  \] (\w+\.\w+)")
 
 
 class Unmeasured(Exception):
@@ -396,7 +396,8 @@ def copy_tree(source, dest, work):
     rewritten, files gone from `source` removed; `dest`'s own build dir is kept."""
     def skipped(rel, name):
         full = os.path.join(source, rel, name)
-        return (rel == "" and COPY_SKIP.match(name)) or full == work
+        return ((rel == "" and COPY_SKIP.match(name)) or full == work
+                or os.path.isdir(os.path.join(full, "meson-private")))  # a build dir of any name
     wanted = set()
     for dirpath, dirnames, filenames in os.walk(source):
         rel = os.path.relpath(dirpath, source)
