@@ -602,10 +602,14 @@ def print_table(results, out):
         out.write(f"{r['name']:<40} {r['protocol']:<10} {r['result']:<10} {s:>6}  {killer_text(r)}\n")
 
 
+def by_protocol(m):
+    return PROTOCOLS.index(m["protocol"]), m["name"]
+
+
 def markdown_table(results):
     lines = ["| mutant | protocol | result | seeds-to-kill | killed by (first) | failure |",
              "|---|---|---|---|---|---|"]
-    for r in results:
+    for r in sorted(results, key=by_protocol):
         k = first_killer(r["kills"])
         s = "-" if r["seeds_to_kill"] is None else str(r["seeds_to_kill"])
         failure = (k["failure"] if k else "").replace("|", "\\|")
@@ -630,7 +634,7 @@ def campaign(argv):
     chosen = [mutants[n] for n in (a.only or mutants)]
     if a.check_specs:
         print("| mutant | protocol | file | bug |\n|---|---|---|---|")
-        for m in chosen:
+        for m in sorted(chosen, key=by_protocol):
             print(f"| `{m['name']}` | {m['protocol']} | `{m['file']}:{m['line']}` | {m['bug']} |")
         return 0
 
