@@ -14,7 +14,10 @@
 #   5. the Relacy models (production primitives and their known-bad twins);
 #   6. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
 #   7. the rapidcheck properties over the simulator;
-#   8. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
+#   8. the mutation campaign at CI size: the mutants of tools/mutants/ci.list, each applied to a
+#      copy of the tree and rebuilt, must each be killed by the simulator or the properties
+#      (docs/mutation.md; meson test --suite mutation);
+#   9. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
 #      the peers' packages, builds weft in release and the tokio, async-executor and Asio peers,
 #      runs one round and checks that every runtime printed every figure; never a time).
 # (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
@@ -147,9 +150,14 @@ if [ "$quick" = 0 ]; then
   else
     echo "=== stage: properties: SKIPPED (no properties suite in this build)"
   fi
+  if present "$out/main" mutation; then
+    stage "mutation: CI-size campaign (tools/mutants/ci.list)" suites "$out/main" mutation
+  else
+    echo "=== stage: mutation: SKIPPED (no mutation suite in this build)"
+  fi
 fi
 
-# Stage 8 counts as one test in the closing line (it is not a meson test).
+# Stage 9 counts as one test in the closing line (it is not a meson test).
 bench_compare_smoke() {
   if "$root/tools/bench/compare.sh" --rounds 1 --scale 0.002 --strict --build-dir "$out/bench"; then
     echo "1 0 0" >> "$tally"
@@ -163,7 +171,7 @@ if [ "$quick" = 0 ]; then
 fi
 
 # The closing line counts meson tests (each gtest/rapidcheck binary, example, model, twin and
-# tool check is one test) and stages 4 and 8 as one each; the fuzz smoke is not counted here, its
+# tool check is one test) and stages 4 and 9 as one each; the fuzz smoke is not counted here, its
 # own lines above report it.
 read -r passed failed skipped < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$tally")
 echo "check: $passed passed, $failed failed, $skipped skipped"
