@@ -133,7 +133,7 @@ WEFT_SIM_SCENARIO(drain_race) (weft::sim::context& sim) {
   drain_world world(sim);
   world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
   std::optional<runtime> rt;
-  if (!sim::scenarios::start_runtime(sim, runtime::builder().workers(workers).blocking_capacity(2, 4).inbox_capacity(64), rt, "drain_race")) return;
+  if (!sim::scenarios::start_runtime(sim, runtime::builder().workers(workers).blocking_capacity(1, 1).inbox_capacity(64), rt, "drain_race")) return;
   world.ops = rt->operations();
 
   std::vector<std::vector<drain_submission>> per_thread(threads);
@@ -161,7 +161,18 @@ WEFT_SIM_SCENARIO(drain_race) (weft::sim::context& sim) {
   const instant began = platform::clock::now();
   const drain_outcome d = rt->drain(deadline);
   world.drain.returned(d, began, deadline, platform::clock::now());
-  if (d == drain_outcome::drained) world.drain.drained();
+  if (d == drain_outcome::drained) {
+    world.drain.drained();
+    // Every handle made so far must say finished: a refused one is finished at once, and an
+    // admitted one was counted, so drain() waited for its completion. By index: is_finished()
+    // is a scheduling point, and submitters append meanwhile (their new handles are refused).
+    for (auto& list : per_thread) {
+      const std::size_t made = list.size();
+      for (std::size_t i = 0; i < made; ++i) {
+        if (!list[i].handle.is_finished()) world.drain.unfinished_handle(list[i].id);
+      }
+    }
+  }
   world.admission.drain_returned();
   sim.note(std::string("drain_race: drain answered ") + to_string(d));
 

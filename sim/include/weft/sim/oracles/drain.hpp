@@ -7,7 +7,8 @@
 // the drain's answer the moment drain() returns; after the stop it reports how every submission
 // ended. An admitted submission (any outcome but `rejected`) whose body had not finished when a
 // `drained` answer came back is a violation: it ran after the drain, ended cancelled at the
-// stop, or never started.
+// stop, or never started. A body that ended by an exception counts as ended. Just after a
+// `drained` answer the scenario also asks every handle made so far whether it is finished.
 //
 // The deadline: drain(deadline) answers `timed_out` once the deadline passed with work left, so
 // it never returns after its deadline, and never answers `timed_out` before it. Virtual time
@@ -41,6 +42,15 @@ class drain_ledger {
   void drained() {
     drained_ = true;
     finished_at_drain_ = finished_;
+  }
+
+  // Just after a `drained` answer, the handle of admitted submission `id` was not finished: its
+  // completion was not yet published although drain() had stopped waiting for it.
+  void unfinished_handle(std::uint64_t id) {
+    if (++violations_ <= reported_max) {
+      sim_.fail("drain oracle: drain() returned drained while the handle of admitted submission " + std::to_string(id) +
+                " was not finished");
+    }
   }
 
   // drain(deadline) was called at `began` and returned `answer` at `now`.
