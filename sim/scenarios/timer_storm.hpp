@@ -3,7 +3,8 @@
 //
 // Oracles (timers.hpp): no timer fires before its deadline in virtual time, and every armed timer
 // settles (fires or is cancelled) exactly once; the loop's timers fire in (deadline, arming)
-// order and at their deadline, never later. Half the delays are whole milliseconds,
+// order and at their deadline, never later; a task whose timeout elapsed never runs on past the
+// await it was suspended at, and its frame is destroyed. Half the delays are whole milliseconds,
 // so deadlines often tie. Virtual time only moves when every fiber is blocked, so long sleeps
 // cost no wall time.
 //
@@ -52,6 +53,7 @@ void timer_storm(context& sim) {
 
   oracles::timer_ledger timers(sim);
   oracles::timer_order order(sim);
+  oracles::timeout_ledger timeouts(sim);
   // Each timer goes to both ledgers; `order` is told the deadline actually armed. Call these just
   // before the call that arms the timer (see timer_order).
   auto arm_sleep = [&](std::uint64_t id, instant deadline, instant armed_deadline) {
@@ -68,6 +70,33 @@ void timer_storm(context& sim) {
   constexpr std::uint64_t ids_per_task = 8;  // timer ids reserved per task (an interval uses 2 + ticks)
   event_loop loop;
   std::uint64_t next_id = 0;  // loop thread only
+
+  // The task a timeout runs (ids `id`, its sleep `id + 1`). Captureless, its state in parameters:
+  // a broken runtime may run it past the scope that awaited it. Its frame, destroyed at the
+  // await, settles its sleep as cancelled (the sleep's leaf cancels the timer there).
+  auto timed_task_body = [](auto& arm_sleep, auto& fire, oracles::timer_ledger& timers,
+                            oracles::timeout_ledger& timeouts, std::uint64_t id, instant deadline,
+                            instant armed_deadline) -> task<void> {
+    struct frame_guard {
+      oracles::timer_ledger& timers;
+      oracles::timeout_ledger& timeouts;
+      std::uint64_t id;
+      bool resumed = false;
+      ~frame_guard() {
+        if (!resumed) timers.cancelled(id + 1);
+        timeouts.destroyed(id);
+      }
+    } guard{timers, timeouts, id};
+    timeouts.started(id);
+    arm_sleep(id + 1, deadline, armed_deadline);
+    co_await sleep_until(armed_deadline);
+    guard.resumed = true;
+    timeouts.resumed(id);
+    fire(id + 1);
+  };
+  auto timed_task = [&](std::uint64_t id, instant deadline, instant armed_deadline) {
+    return timed_task_body(arm_sleep, fire, timers, timeouts, id, deadline, armed_deadline);
+  };
 
   thread_handle handle = loop.handle();
   std::vector<duration> remote_delays;
@@ -93,7 +122,7 @@ void timer_storm(context& sim) {
     std::vector<join_handle<void>> handles;
     std::vector<std::uint64_t> first_ids;
     for (std::size_t i = 0; i < tasks; ++i) {
-      const std::uint64_t kind = sim.pick(0, 4);
+      const std::uint64_t kind = sim.pick(0, 5);
       const duration d1 = random_delay();
       const duration d2 = random_delay();
       const std::uint64_t ticks = sim.pick(2, 5);
@@ -141,7 +170,7 @@ void timer_storm(context& sim) {
             }
             break;
           }
-          default: {  // a loop timer cleared after a sleep (if still pending): cancels from mid-heap
+          case 4: {  // a loop timer cleared after a sleep (if still pending): cancels from mid-heap
             timers.armed(id, start + d1);
             order.armed(id, armed_for(start, start + d1));
             // Cleared on the way out, a panic at the await included: the loop timer is not the task's.
@@ -157,6 +186,20 @@ void timer_storm(context& sim) {
             arm_sleep(id + 1, start + d2, armed_for(start, start + d2));
             co_await sleep_until(armed_for(start, start + d2));
             fire(id + 1);
+            break;
+          }
+          default: {  // timeout around a task that sleeps: the task is aborted if it elapses
+            // The inner task is spawned in the first poll and runs later; the timeout's timer is
+            // armed in that first poll, so before the inner sleep.
+            arm_sleep(id, start + d1, armed_for(start, start + d1));
+            auto r = co_await timeout_at(armed_for(start, start + d1),
+                                         timed_task(id, start + d2, armed_for(start, start + d2)));
+            timeouts.answered(id, !r);
+            if (r) {
+              timers.cancelled(id);
+            } else {
+              fire(id);
+            }
             break;
           }
         }
@@ -175,6 +218,7 @@ void timer_storm(context& sim) {
   for (auto& t : threads) t.join();
   loop.run();  // loop timers and remotely armed timers still pending
   timers.check();
+  timeouts.check();
   sim.note("timer_storm: " + std::to_string(timers.count_fired()) + " timers fired");
 }
 

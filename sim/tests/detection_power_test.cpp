@@ -181,5 +181,8 @@ TEST(detection_power, a_timer_heap_sift_up_comparing_the_wrong_way_is_found_by_t
 TEST(detection_power, timer_entries_without_their_arming_sequence_break_ties_and_the_order_oracle_sees_it) {
   expect_found("timer_entry_unsequenced");
 }
+TEST(detection_power, a_timeout_that_leaves_its_task_running_is_found_by_the_timeout_oracle) {
+  expect_found("timeout_abort_inverted");
+}
 
 }  // namespace

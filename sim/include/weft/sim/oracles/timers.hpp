@@ -1,6 +1,7 @@
 // weft/sim/oracles/timers.hpp — oracles: no timer fires before its deadline (virtual time), and
 // every armed timer fires (or is cancelled) exactly once (timer_ledger); one loop's timers fire
-// in (deadline, arming order) and none late (timer_order).
+// in (deadline, arming order) and none late (timer_order); a task whose timeout elapsed never
+// runs on past the await it was suspended at, and its frame is destroyed (timeout_ledger).
 //
 // Checkers only (see submissions.hpp for why their state is plain data). Violations are reported
 // at once, with the timer's id.
@@ -138,6 +139,60 @@ class timer_order {
   std::uint64_t next_arming_ = 0;
   std::optional<entry> last_;  // the latest firing
   std::uint64_t last_id_ = 0;
+};
+
+// timeout(d, task) that elapses aborts the task (time.hpp, timeout_error::elapsed): the task
+// stops at the await it was suspended at — its body never runs on past it — and its frame is
+// destroyed. The inner task reports passing its await and the destruction of its frame; the
+// awaiting task reports the timeout's answer. Ids are the caller's.
+class timeout_ledger {
+ public:
+  explicit timeout_ledger(context& sim) : sim_(sim) {}
+
+  void started(std::uint64_t id) { entries_[id].started = true; }
+  // The inner task's body got past its await.
+  void resumed(std::uint64_t id) {
+    entry& e = entries_[id];
+    e.resumed = true;
+    if (e.elapsed) fail_resumed(id);
+  }
+  void destroyed(std::uint64_t id) { entries_[id].destroyed = true; }
+  // The awaiting task's answer: elapsed or the inner task's result.
+  void answered(std::uint64_t id, bool elapsed) {
+    entry& e = entries_[id];
+    e.answered = true;
+    e.elapsed = elapsed;
+    if (elapsed && e.resumed) fail_resumed(id);
+    if (!elapsed && !e.resumed) {
+      sim_.fail("timeout oracle: task " + std::to_string(id) + "'s timeout answered its result before it finished");
+    }
+  }
+  // When the loop is drained: every timed-out task's frame is gone.
+  bool check() const {
+    std::uint64_t violations = 0;
+    for (const auto& [id, e] : entries_) {
+      if (!e.answered || !e.elapsed || e.destroyed || !e.started) continue;
+      if (++violations <= 5) {
+        sim_.fail("timeout oracle: task " + std::to_string(id) + " timed out but its frame was never destroyed");
+      }
+    }
+    return violations == 0;
+  }
+
+ private:
+  void fail_resumed(std::uint64_t id) {
+    sim_.fail("timeout oracle: task " + std::to_string(id) +
+              " ran on past its await after its timeout elapsed (it was not aborted)");
+  }
+  struct entry {
+    bool started = false;
+    bool resumed = false;
+    bool destroyed = false;
+    bool answered = false;
+    bool elapsed = false;
+  };
+  context& sim_;
+  std::map<std::uint64_t, entry> entries_;
 };
 
 }  // namespace weft::sim::oracles
