@@ -35,7 +35,7 @@ enum class timer_storm_variant { correct, early };
 template <timer_storm_variant Variant>
 void timer_storm(context& sim) {
   using namespace std::chrono_literals;
-  const auto tasks = static_cast<std::size_t>(sim.param("tasks", static_cast<std::int64_t>(sim.pick(4, 16))));
+  const auto tasks = static_cast<std::size_t>(sim.param("tasks", static_cast<std::int64_t>(sim.pick(4, 48))));
   const auto remote = static_cast<std::size_t>(sim.param("remote", static_cast<std::int64_t>(sim.pick(0, 6))));
   // What the broken variant does to a deadline (the oracle is told the true one).
   auto armed_for = [](instant now, instant deadline) {
