@@ -1,5 +1,5 @@
-// timer_storm — many sleeps, timeouts, loop timers and intervals on one loop, plus a remote
-// thread that arms loop timers through macrotasks.
+// timer_storm — many sleeps, timeouts (around sleeps and around tasks), loop timers and intervals
+// on one loop, plus a remote thread that arms loop timers through macrotasks.
 //
 // Oracles (timers.hpp): no timer fires before its deadline in virtual time, and every armed timer
 // settles (fires or is cancelled) exactly once; the loop's timers fire in (deadline, arming)
@@ -182,7 +182,8 @@ void timer_storm(context& sim) {
               ~clear_on_exit() {
                 if (loop.clear_timer(t)) timers.cancelled(id);
               }
-            } clear{loop, timers, loop.set_timeout(armed_for(start, start + d1) - start, [&fire, id] { fire(id); }), id};
+            } clear{loop, timers,
+                    loop.set_timeout(armed_for(start, start + d1) - start, [&fire, id] { fire(id); }), id};
             arm_sleep(id + 1, start + d2, armed_for(start, start + d2));
             co_await sleep_until(armed_for(start, start + d2));
             fire(id + 1);
