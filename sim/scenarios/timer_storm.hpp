@@ -1,9 +1,12 @@
-// timer_storm — many sleeps, timeouts, loop timers and intervals on one loop, plus a remote
-// thread that arms loop timers through macrotasks.
+// timer_storm — many sleeps, timeouts (around sleeps and around tasks), loop timers and intervals
+// on one loop, plus a remote thread that arms loop timers through macrotasks.
 //
-// Oracle (timers.hpp): no timer fires before its deadline in virtual time, and every armed timer
-// settles (fires or is cancelled) exactly once. Virtual time only moves when every fiber is
-// blocked, so long sleeps cost no wall time.
+// Oracles (timers.hpp): no timer fires before its deadline in virtual time, and every armed timer
+// settles (fires or is cancelled) exactly once; the loop's timers fire in (deadline, arming)
+// order and at their deadline, never later; a task whose timeout elapsed never runs on past the
+// await it was suspended at, and its frame is destroyed. Half the delays are whole milliseconds,
+// so deadlines often tie. Virtual time only moves when every fiber is blocked, so long sleeps
+// cost no wall time.
 //
 // Variant `early` (test-only, proves the oracle can fail): the sleeps and loop timers are armed
 // one millisecond short of the deadline the oracle is told about.
@@ -32,7 +35,7 @@ enum class timer_storm_variant { correct, early };
 template <timer_storm_variant Variant>
 void timer_storm(context& sim) {
   using namespace std::chrono_literals;
-  const auto tasks = static_cast<std::size_t>(sim.param("tasks", static_cast<std::int64_t>(sim.pick(4, 16))));
+  const auto tasks = static_cast<std::size_t>(sim.param("tasks", static_cast<std::int64_t>(sim.pick(4, 48))));
   const auto remote = static_cast<std::size_t>(sim.param("remote", static_cast<std::int64_t>(sim.pick(0, 6))));
   // What the broken variant does to a deadline (the oracle is told the true one).
   auto armed_for = [](instant now, instant deadline) {
@@ -44,16 +47,56 @@ void timer_storm(context& sim) {
     }
   };
   auto random_delay = [&sim] {
+    if (sim.pick(0, 1) == 0) return duration(std::chrono::milliseconds(sim.pick(0, 8)));  // ties
     return duration(std::chrono::milliseconds(sim.pick(0, 50)) + std::chrono::microseconds(sim.pick(0, 999)));
   };
 
   oracles::timer_ledger timers(sim);
+  oracles::timer_order order(sim);
+  oracles::timeout_ledger timeouts(sim);
+  // Each timer goes to both ledgers; `order` is told the deadline actually armed. Call these just
+  // before the call that arms the timer (see timer_order).
+  auto arm_sleep = [&](std::uint64_t id, instant deadline, instant armed_deadline) {
+    timers.armed(id, deadline);
+    order.sleep_armed(id, armed_deadline);
+  };
+  auto fire = [&](std::uint64_t id) {
+    timers.fired(id, platform::clock::now());
+    order.fired(id);
+  };
   // With the task_exception fault on (e.g. --swarm), any await may throw: a task that ends
   // panicked is allowed, and the timers it had armed but not seen settle count as cancelled.
   const bool panics_injected = sim.fault_enabled(platform::fault::task_exception);
   constexpr std::uint64_t ids_per_task = 8;  // timer ids reserved per task (an interval uses 2 + ticks)
   event_loop loop;
   std::uint64_t next_id = 0;  // loop thread only
+
+  // The task a timeout runs (ids `id`, its sleep `id + 1`). Captureless, its state in parameters:
+  // a broken runtime may run it past the scope that awaited it. Its frame, destroyed at the
+  // await, settles its sleep as cancelled (the sleep's leaf cancels the timer there).
+  auto timed_task_body = [](auto& arm_sleep, auto& fire, oracles::timer_ledger& timers,
+                            oracles::timeout_ledger& timeouts, std::uint64_t id, instant deadline,
+                            instant armed_deadline) -> task<void> {
+    struct frame_guard {
+      oracles::timer_ledger& timers;
+      oracles::timeout_ledger& timeouts;
+      std::uint64_t id;
+      bool resumed = false;
+      ~frame_guard() {
+        if (!resumed) timers.cancelled(id + 1);
+        timeouts.destroyed(id);
+      }
+    } guard{timers, timeouts, id};
+    timeouts.started(id);
+    arm_sleep(id + 1, deadline, armed_deadline);
+    co_await sleep_until(armed_deadline);
+    guard.resumed = true;
+    timeouts.resumed(id);
+    fire(id + 1);
+  };
+  auto timed_task = [&](std::uint64_t id, instant deadline, instant armed_deadline) {
+    return timed_task_body(arm_sleep, fire, timers, timeouts, id, deadline, armed_deadline);
+  };
 
   thread_handle handle = loop.handle();
   std::vector<duration> remote_delays;
@@ -69,7 +112,8 @@ void timer_storm(context& sim) {
       (void)handle.queue_macrotask([&, id, d] {
         const instant now = platform::clock::now();
         timers.armed(id, now + d);
-        loop.set_timeout(armed_for(now, now + d) - now, [&, id] { timers.fired(id, platform::clock::now()); });
+        order.armed(id, armed_for(now, now + d));
+        loop.set_timeout(armed_for(now, now + d) - now, [&fire, id] { fire(id); });
       });
     }
   }));
@@ -78,7 +122,7 @@ void timer_storm(context& sim) {
     std::vector<join_handle<void>> handles;
     std::vector<std::uint64_t> first_ids;
     for (std::size_t i = 0; i < tasks; ++i) {
-      const std::uint64_t kind = sim.pick(0, 3);
+      const std::uint64_t kind = sim.pick(0, 5);
       const duration d1 = random_delay();
       const duration d2 = random_delay();
       const std::uint64_t ticks = sim.pick(2, 5);
@@ -89,37 +133,73 @@ void timer_storm(context& sim) {
         const instant start = platform::clock::now();
         switch (kind) {
           case 0: {  // sleep
-            timers.armed(id, start + d1);
+            arm_sleep(id, start + d1, armed_for(start, start + d1));
             co_await sleep_until(armed_for(start, start + d1));
-            timers.fired(id, platform::clock::now());
+            fire(id);
             break;
           }
           case 1: {  // timeout around a sleep: exactly one of the two fires
-            timers.armed(id, start + d1);      // the timeout
-            timers.armed(id + 1, start + d2);  // the inner sleep
+            // The inner sleep is polled (and armed) first, then the timeout's timer, if the
+            // inner one is still pending.
+            arm_sleep(id + 1, start + d2, armed_for(start, start + d2));  // the inner sleep
+            if (armed_for(start, start + d2) > start) arm_sleep(id, start + d1, armed_for(start, start + d1));
+            else timers.armed(id, start + d1);  // never armed: settles as cancelled below
             auto r = co_await timeout_at(armed_for(start, start + d1), sleep_until(armed_for(start, start + d2)));
             if (r) {
-              timers.fired(id + 1, platform::clock::now());
+              fire(id + 1);
               timers.cancelled(id);
             } else {
-              timers.fired(id, platform::clock::now());
+              fire(id);
               timers.cancelled(id + 1);
             }
             break;
           }
           case 2: {  // a loop timer (callback as a macrotask)
             timers.armed(id, start + d1);
-            loop.set_timeout(armed_for(start, start + d1) - start,
-                             [&timers, id] { timers.fired(id, platform::clock::now()); });
+            order.armed(id, armed_for(start, start + d1));
+            loop.set_timeout(armed_for(start, start + d1) - start, [&fire, id] { fire(id); });
             break;
           }
-          default: {  // an interval: tick k is due at start + k * period
+          case 3: {  // an interval: tick k is due at start + k * period
             const duration period = std::max<duration>(d1 / 4, 1ms);
             interval iv(period);
             for (std::uint64_t k = 0; k < ticks; ++k) {
-              timers.armed(id + 2 + k, start + k * period);
+              arm_sleep(id + 2 + k, start + k * period, start + k * period);
               co_await iv.tick();
-              timers.fired(id + 2 + k, platform::clock::now());
+              fire(id + 2 + k);
+            }
+            break;
+          }
+          case 4: {  // a loop timer cleared after a sleep (if still pending): cancels from mid-heap
+            timers.armed(id, start + d1);
+            order.armed(id, armed_for(start, start + d1));
+            // Cleared on the way out, a panic at the await included: the loop timer is not the task's.
+            struct clear_on_exit {
+              event_loop& loop;
+              oracles::timer_ledger& timers;
+              timer_id t;
+              std::uint64_t id;
+              ~clear_on_exit() {
+                if (loop.clear_timer(t)) timers.cancelled(id);
+              }
+            } clear{loop, timers,
+                    loop.set_timeout(armed_for(start, start + d1) - start, [&fire, id] { fire(id); }), id};
+            arm_sleep(id + 1, start + d2, armed_for(start, start + d2));
+            co_await sleep_until(armed_for(start, start + d2));
+            fire(id + 1);
+            break;
+          }
+          default: {  // timeout around a task that sleeps: the task is aborted if it elapses
+            // The inner task is spawned in the first poll and runs later; the timeout's timer is
+            // armed in that first poll, so before the inner sleep.
+            arm_sleep(id, start + d1, armed_for(start, start + d1));
+            auto r = co_await timeout_at(armed_for(start, start + d1),
+                                         timed_task(id, start + d2, armed_for(start, start + d2)));
+            timeouts.answered(id, !r);
+            if (r) {
+              timers.cancelled(id);
+            } else {
+              fire(id);
             }
             break;
           }
@@ -139,6 +219,7 @@ void timer_storm(context& sim) {
   for (auto& t : threads) t.join();
   loop.run();  // loop timers and remotely armed timers still pending
   timers.check();
+  timeouts.check();
   sim.note("timer_storm: " + std::to_string(timers.count_fired()) + " timers fired");
 }
 

@@ -178,5 +178,14 @@ TEST(detection_power, a_spawn_everywhere_that_skips_the_last_worker_is_found_by_
 TEST(detection_power, an_input_relocated_on_the_submitting_thread_is_found_by_placement_race) {
   expect_found("relocate_on_submitter");
 }
+TEST(detection_power, a_timer_heap_sift_up_comparing_the_wrong_way_is_found_by_the_timer_order_oracle) {
+  expect_found("timer_sift_up_inverted");
+}
+TEST(detection_power, timer_entries_without_their_arming_sequence_break_ties_and_the_order_oracle_sees_it) {
+  expect_found("timer_entry_unsequenced");
+}
+TEST(detection_power, a_timeout_that_leaves_its_task_running_is_found_by_the_timeout_oracle) {
+  expect_found("timeout_abort_inverted");
+}
 
 }  // namespace
