@@ -250,6 +250,11 @@ class condvar {
     if (m == nullptr || !lock.owns_lock()) {
       sim::detail::report_failure("condvar wait without holding the lock", loc);
     }
+    // A scheduling point first, with the mutex still held: a real waiter spends time between
+    // its last check of the condition and its enqueue, and a notify sent then without the
+    // mutex is lost. Without this point a check that reads an atomic (a yield, then the read)
+    // and the enqueue would run as one step, and such lost wake-ups could never happen here.
+    sim::detail::yield_point("condvar.wait", loc);
     // Release the mutex and enqueue in one step (no yield in between: that is the atomicity a
     // condition variable promises), then block; re-acquire after the wake.
     m->locked_ = false;
