@@ -5,7 +5,8 @@
 // number of scheduling points between them; task bodies are short (a yield, maybe a virtual-time
 // sleep) so the runtime keeps falling idle between submissions. After `drain_after` submissions
 // the main thread calls drain() (with a deadline of `deadline_ms`, or none when it is 0); the
-// submitters keep going, then the runtime is stopped and every handle read.
+// submitters keep going, then the runtime is stopped and every handle read. A seed runs
+// `rounds` such runtimes one after another.
 //
 // Oracles: drain.hpp (`drained` means every admitted task's body has finished), admission.hpp
 // (a submission made after drain() or stop() returned, or after its submitter saw
@@ -117,9 +118,8 @@ void submit_one(sim::context& sim, drain_world& world, scheduler& sched, std::ve
       });
 }
 
-}  // namespace
-
-WEFT_SIM_SCENARIO(drain_race) (weft::sim::context& sim) {
+// One round: a runtime, its submitters, the drain, the stop, and every oracle's verdict.
+void drain_round(sim::context& sim) {
   const auto workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(1, 4))));
   const auto tasks = static_cast<std::size_t>(sim.param("tasks", 40));
   const auto threads = static_cast<std::size_t>(sim.param("threads", static_cast<std::int64_t>(sim.pick(1, 3))));
@@ -202,10 +202,20 @@ WEFT_SIM_SCENARIO(drain_race) (weft::sim::context& sim) {
            " rejected=" + std::to_string(world.ledger.count("rejected")) +
            " judged after drain=" + std::to_string(world.drain.checked()));
 }
+
+}  // namespace
+
+// Several rounds a seed: each drain races its runtime's last finisher once, and a lost wake-up
+// in the drain's wait needs the finisher at one exact step of it.
+WEFT_SIM_SCENARIO(drain_race) (weft::sim::context& sim) {
+  const auto rounds = sim.param("rounds", static_cast<std::int64_t>(sim.pick(1, 3)));
+  for (std::int64_t r = 0; r < rounds; ++r) drain_round(sim);
+}
 WEFT_SIM_SCENARIO_DOC(drain_race, "submitters race runtime::drain(); drained means every admitted task finished");
 WEFT_SIM_SCENARIO_KNOBS(drain_race, {{"workers", 1, 64, "runtime workers"},
                                      {"tasks", 1, 100'000, "submissions in all"},
                                      {"threads", 1, 64, "submitting threads"},
                                      {"drain_after", 0, 100'000, "submissions before drain() is called"},
                                      {"deadline_ms", 0, 60'000, "drain deadline in virtual ms (0: none)"},
-                                     {"pause", 0, 1'000, "most scheduling points a submitter pauses between submissions"}});
+                                     {"pause", 0, 1'000, "most scheduling points a submitter pauses between submissions"},
+                                     {"rounds", 1, 64, "runtimes drained one after another"}});
