@@ -16,6 +16,9 @@
 //     more than max_threads callbacks at once or on more than max_threads threads, and (until a
 //     stop is requested) holds no more than max_threads + max_queued admitted, unfinished calls.
 //
+//   * oracles/blocking_lifecycle.hpp: when stop() returns no callback is running, and none starts
+//     or ends afterwards.
+//
 // Knobs: workers (1..2), max_threads, max_queued, callers (1..3), calls (2..6), stop_after,
 // per_worker (0 or 1; one in three seeds).
 #pragma once
@@ -31,6 +34,7 @@
 #include <weft/runtime.hpp>
 #include <weft/sim/context.hpp>
 #include <weft/sim/oracles/blocking_capacity.hpp>
+#include <weft/sim/oracles/blocking_lifecycle.hpp>
 #include <weft/sim/oracles/tasks.hpp>
 #include <weft/task.hpp>
 
@@ -38,9 +42,10 @@ namespace weft::sim::scenarios {
 
 struct blocking_world {
   blocking_world(context& s, std::size_t pools, std::size_t max_threads, std::size_t max_queued)
-      : ledger(s), capacity(s, pools, max_threads, max_queued) {}
+      : ledger(s), capacity(s, pools, max_threads, max_queued), lifecycle(s) {}
   oracles::task_ledger ledger;
   oracles::blocking_capacity capacity;
+  oracles::blocking_lifecycle lifecycle;
   std::uint64_t next_id = 1;
   std::uint64_t calls_made = 0;
   std::uint64_t full = 0;
@@ -55,10 +60,12 @@ inline join_handle<std::uint64_t> blocking_call(blocking_world* w, scheduler& sc
   ++w->calls_made;
   auto handle = sched.spawn_blocking([w, pool, id, work] {
     w->capacity.entered(pool, id, platform::current_thread_id());
+    w->lifecycle.entered(id);
     w->ledger.started(id, platform::current_thread_id());
     for (std::uint64_t i = 0; i < work; ++i) platform::yield_thread();  // "blocks"
     w->ledger.finished(id);
     w->capacity.exited(pool, id);
+    w->lifecycle.exited(id);
     return id;
   });
   // Unfinished: admitted to the pool (a refusal comes back finished).
@@ -72,6 +79,11 @@ inline void settle(blocking_world& w, std::uint64_t id, const expected<std::uint
   w.ledger.answered(id, kind.text != "rejected");
   w.ledger.outcome(id, kind);
 }
+
+// Steps the main thread yields after stop() returned, for a callback still running to show.
+inline constexpr std::size_t settle_steps = 8;
+// Yields of a long callback.
+inline constexpr std::uint64_t long_work = 64;
 
 inline void blocking_saturation(context& sim) {
   const auto workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(1, 2))));
@@ -148,7 +160,10 @@ inline void blocking_saturation(context& sim) {
         // With per-worker pools the runtime's scheduler would pick the pool: name the worker.
         const std::size_t target = sim.pick(0, workers - 1);
         scheduler mine = per_worker ? pinned[target] : sched;
-        per_caller[c].push_back({id, blocking_call(&world, mine, per_worker ? target : 0, id, sim.pick(0, 3))});
+        // Now and then a long callback, still running when a stop gets to the pools.
+        const std::uint64_t work = sim.chance(1, 4) ? long_work : sim.pick(0, 3);
+        auto handle = blocking_call(&world, mine, per_worker ? target : 0, id, work);
+        per_caller[c].push_back({id, std::move(handle)});
         platform::yield_thread();
       }
     }));
@@ -171,6 +186,9 @@ inline void blocking_saturation(context& sim) {
   }
   world.capacity.stopping();
   const stop_outcome out = std::move(*rt).stop();
+  world.lifecycle.stop_returned();
+  // A callback stop() failed to wait for would start or end in these steps.
+  for (std::size_t i = 0; i < settle_steps; ++i) platform::yield_thread();
   sim.disarm_stop_requests();
   if (stopper) stopper->join();
   if (out.is_error()) sim.fail("blocking_saturation: stop() from the main thread answered error");

@@ -175,5 +175,8 @@ TEST(detection_power, a_spawn_everywhere_that_skips_the_last_worker_is_found_by_
 TEST(detection_power, an_input_relocated_on_the_submitting_thread_is_found_by_placement_race) {
   expect_found("relocate_on_submitter");
 }
+TEST(detection_power, a_stop_that_joins_only_the_first_blocking_pool_is_found_by_blocking_saturation) {
+  expect_found("stop_joins_first_pool");
+}
 
 }  // namespace
