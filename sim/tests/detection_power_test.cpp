@@ -178,5 +178,8 @@ TEST(detection_power, an_input_relocated_on_the_submitting_thread_is_found_by_pl
 TEST(detection_power, a_stop_that_joins_only_the_first_blocking_pool_is_found_by_blocking_saturation) {
   expect_found("stop_joins_first_pool");
 }
+TEST(detection_power, an_abandoned_blocking_job_that_still_runs_is_found_by_blocking_saturation) {
+  expect_found("abandon_keeps_job_queued");
+}
 
 }  // namespace
