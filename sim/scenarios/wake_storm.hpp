@@ -9,6 +9,10 @@
 // `panicked` when the run injects task exceptions, e.g. under --swarm). A lost
 // wake leaves block_on parked with nothing pending: the simulator reports a deadlock.
 //
+// Hand-overs: the root polls half the join handles once with a throwaway waker (as a select
+// that then lost interest would) and moves each to a joiner task that awaits it. Oracle
+// (handle_moves.hpp): the moved-from handle is empty.
+//
 // Variant `lost_wake` (test-only, proves the scenario can fail): the leaf checks its flag outside
 // the lock and then publishes its waker without re-checking, so a set-and-wake that lands between
 // the two is lost.
@@ -25,6 +29,7 @@
 #include <weft/platform/thread.hpp>
 #include <weft/sim/context.hpp>
 #include <weft/sim/harness.hpp>
+#include <weft/sim/oracles/handle_moves.hpp>
 #include <weft/sim/oracles/outcomes.hpp>
 #include <weft/task.hpp>
 #include <weft/waker.hpp>
@@ -107,6 +112,12 @@ void wake_storm(context& sim) {
   for (std::size_t i = 0; i < tasks; ++i) boxes.push_back(std::make_unique<wake_box>());
   std::vector<bool> duplicate(tasks);
   for (std::size_t i = 0; i < tasks; ++i) duplicate[i] = sim.chance(1, 3);
+  // Handles first polled by the root with a throwaway waker, then moved to a joiner task. Not
+  // in the lost_wake variant, whose seeds stay those its tests expect.
+  std::vector<bool> hand_over(tasks);
+  if constexpr (Variant == wake_storm_variant::correct) {
+    for (std::size_t i = 0; i < tasks; ++i) hand_over[i] = sim.chance(1, 2);
+  }
 
   oracles::outcome_ledger outcomes(sim);
   outcomes.allow_panics(sim.fault_enabled(platform::fault::task_exception));  // any await may throw
@@ -136,7 +147,21 @@ void wake_storm(context& sim) {
     }
     std::size_t done = 0;
     for (std::size_t j = 0; j < tasks; ++j) {
-      auto result = co_await settle_join(handles[j]);
+      expected<std::size_t, join_error> result = unexpected(join_error(join_error::cancelled));
+      if (hand_over[j]) {
+        // A poll whose waker is then given up, as by a select that lost interest: the output
+        // (if ready) now sits in the handle, and the joiner's later poll must replace the waker.
+        (void)handles[j].poll_ready(waker{});
+        auto joiner = loop.spawn([h = std::move(handles[j])]() mutable
+                                 -> task<expected<std::size_t, join_error>> {
+          co_return co_await settle_join(h);
+        });
+        oracles::check_moved_from(sim, handles[j], "the handle of task " + std::to_string(j));
+        auto handed = co_await settle_join(joiner);
+        result = handed ? std::move(*handed) : unexpected(handed.error());  // the joiner's own failure counts
+      } else {
+        result = co_await settle_join(handles[j]);
+      }
       if (!result) {
         outcomes.terminal(j, to_string(result.error().get_kind()));
       } else if (*result != j) {

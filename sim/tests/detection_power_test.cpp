@@ -181,5 +181,8 @@ TEST(detection_power, a_stop_that_joins_only_the_first_blocking_pool_is_found_by
 TEST(detection_power, an_abandoned_blocking_job_that_still_runs_is_found_by_blocking_saturation) {
   expect_found("abandon_keeps_job_queued");
 }
+TEST(detection_power, a_moved_from_join_handle_that_keeps_its_outcome_is_found_by_wake_storm) {
+  expect_found("join_move_empties_only_live");
+}
 
 }  // namespace
