@@ -184,5 +184,8 @@ TEST(detection_power, an_abandoned_blocking_job_that_still_runs_is_found_by_bloc
 TEST(detection_power, a_moved_from_join_handle_that_keeps_its_outcome_is_found_by_wake_storm) {
   expect_found("join_move_empties_only_live");
 }
+TEST(detection_power, a_join_handle_that_keeps_its_first_waker_deadlocks_wake_storm) {
+  expect_found("join_keeps_first_waker");
+}
 
 }  // namespace
