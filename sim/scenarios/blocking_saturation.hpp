@@ -16,8 +16,12 @@
 //     more than max_threads callbacks at once or on more than max_threads threads, and (until a
 //     stop is requested) holds no more than max_threads + max_queued admitted, unfinished calls.
 //
+//   * oracles/blocking_lifecycle.hpp: when stop() returns no callback is running, and none starts
+//     or ends afterwards; with `aborts`, a caller aborts some of its calls and joins them at once,
+//     and a callback whose aborted handle answered `cancelled` before it started never starts.
+//
 // Knobs: workers (1..2), max_threads, max_queued, callers (1..3), calls (2..6), stop_after,
-// per_worker (0 or 1; one in three seeds).
+// per_worker (0 or 1; one in three seeds), aborts (0 or 1; half the seeds).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +35,7 @@
 #include <weft/runtime.hpp>
 #include <weft/sim/context.hpp>
 #include <weft/sim/oracles/blocking_capacity.hpp>
+#include <weft/sim/oracles/blocking_lifecycle.hpp>
 #include <weft/sim/oracles/tasks.hpp>
 #include <weft/task.hpp>
 
@@ -38,9 +43,10 @@ namespace weft::sim::scenarios {
 
 struct blocking_world {
   blocking_world(context& s, std::size_t pools, std::size_t max_threads, std::size_t max_queued)
-      : ledger(s), capacity(s, pools, max_threads, max_queued) {}
+      : ledger(s), capacity(s, pools, max_threads, max_queued), lifecycle(s, pools, max_threads) {}
   oracles::task_ledger ledger;
   oracles::blocking_capacity capacity;
+  oracles::blocking_lifecycle lifecycle;
   std::uint64_t next_id = 1;
   std::uint64_t calls_made = 0;
   std::uint64_t full = 0;
@@ -55,10 +61,12 @@ inline join_handle<std::uint64_t> blocking_call(blocking_world* w, scheduler& sc
   ++w->calls_made;
   auto handle = sched.spawn_blocking([w, pool, id, work] {
     w->capacity.entered(pool, id, platform::current_thread_id());
+    w->lifecycle.entered(pool, id);
     w->ledger.started(id, platform::current_thread_id());
     for (std::uint64_t i = 0; i < work; ++i) platform::yield_thread();  // "blocks"
     w->ledger.finished(id);
     w->capacity.exited(pool, id);
+    w->lifecycle.exited(pool, id);
     return id;
   });
   // Unfinished: admitted to the pool (a refusal comes back finished).
@@ -73,6 +81,11 @@ inline void settle(blocking_world& w, std::uint64_t id, const expected<std::uint
   w.ledger.outcome(id, kind);
 }
 
+// Steps the main thread yields after stop() returned, for a callback still running to show.
+inline constexpr std::size_t settle_steps = 8;
+// Yields of a long callback.
+inline constexpr std::uint64_t long_work = 64;
+
 inline void blocking_saturation(context& sim) {
   const auto workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(1, 2))));
   const auto max_threads = static_cast<std::size_t>(sim.param("max_threads", static_cast<std::int64_t>(sim.pick(1, 2))));
@@ -82,6 +95,7 @@ inline void blocking_saturation(context& sim) {
   const auto stop_after = static_cast<std::uint64_t>(
       sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, (callers + workers) * calls))));
   const bool per_worker = sim.param("per_worker", sim.chance(1, 3) ? 1 : 0) == 1;
+  const bool aborts = sim.param("aborts", sim.chance(1, 2) ? 1 : 0) == 1;
   blocking_world world(sim, per_worker ? workers : 1, max_threads, max_queued);
   world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
 
@@ -148,7 +162,22 @@ inline void blocking_saturation(context& sim) {
         // With per-worker pools the runtime's scheduler would pick the pool: name the worker.
         const std::size_t target = sim.pick(0, workers - 1);
         scheduler mine = per_worker ? pinned[target] : sched;
-        per_caller[c].push_back({id, blocking_call(&world, mine, per_worker ? target : 0, id, sim.pick(0, 3))});
+        // Now and then a long callback, still running when a stop gets to the pools.
+        const std::uint64_t work = sim.chance(1, 4) ? long_work : sim.pick(0, 3);
+        auto handle = blocking_call(&world, mine, per_worker ? target : 0, id, work);
+        if (aborts && sim.chance(1, 3)) {
+          // An aborted job still queued leaves its pool unrun, with no trace the capacity oracle
+          // sees: its in-flight count ends here, as at a stop.
+          world.capacity.stopping();
+          handle.abort();
+          const auto result = handle.join();
+          if (oracles::task_ledger::kind_of(result).text == "cancelled") {
+            world.lifecycle.aborted_answered_cancelled(per_worker ? target : 0, id);
+          }
+          settle(world, id, result);
+          continue;
+        }
+        per_caller[c].push_back({id, std::move(handle)});
         platform::yield_thread();
       }
     }));
@@ -171,6 +200,9 @@ inline void blocking_saturation(context& sim) {
   }
   world.capacity.stopping();
   const stop_outcome out = std::move(*rt).stop();
+  world.lifecycle.stop_returned();
+  // A callback stop() failed to wait for would start or end in these steps.
+  for (std::size_t i = 0; i < settle_steps; ++i) platform::yield_thread();
   sim.disarm_stop_requests();
   if (stopper) stopper->join();
   if (out.is_error()) sim.fail("blocking_saturation: stop() from the main thread answered error");
@@ -203,6 +235,7 @@ inline std::vector<knob> blocking_saturation_knobs() {
       {"calls", 1, 10'000, "blocking calls per caller and worker"},
       {"stop_after", 0, 1'280'000, "answered calls before a stop request (0: only the final stop)"},
       {"per_worker", 0, 1, "1: one blocking pool per worker (blocking_policy::per_worker), 0: one shared pool"},
+      {"aborts", 0, 1, "1: callers abort one in three of their calls and join it at once"},
   };
 }
 

@@ -9,6 +9,12 @@
 // `panicked` when the run injects task exceptions, e.g. under --swarm). A lost
 // wake leaves block_on parked with nothing pending: the simulator reports a deadlock.
 //
+// Hand-overs: the root polls half the join handles once with a throwaway waker (as a select
+// that then lost interest would) and moves each to a joiner task that awaits it. Oracle
+// (handle_moves.hpp): the moved-from handle is empty. For half of those, the task's waker
+// thread waits until the joiner is about to poll, so the task is unfinished at that poll and
+// its completion must wake the joiner, not the throwaway waker (else: a deadlock).
+//
 // Variant `lost_wake` (test-only, proves the scenario can fail): the leaf checks its flag outside
 // the lock and then publishes its waker without re-checking, so a set-and-wake that lands between
 // the two is lost.
@@ -25,6 +31,7 @@
 #include <weft/platform/thread.hpp>
 #include <weft/sim/context.hpp>
 #include <weft/sim/harness.hpp>
+#include <weft/sim/oracles/handle_moves.hpp>
 #include <weft/sim/oracles/outcomes.hpp>
 #include <weft/task.hpp>
 #include <weft/waker.hpp>
@@ -89,6 +96,24 @@ inline void set_and_wake(wake_box& box, bool duplicate) {
   std::move(w).wake();       // by value: the clone's reference goes with the wake
 }
 
+// A one-way gate a waker thread blocks on (a condvar, not a yield loop: under PCT a spinning
+// waker of higher priority would starve the loop's thread for good).
+struct hand_over_gate {
+  sync::mutex lock;
+  sync::cell<bool> opened{false};
+  sync::condvar changed;
+
+  void open() {
+    sync::lock_guard<sync::mutex> hold(lock);
+    opened.with_mut([](bool& o) { o = true; });
+    changed.notify_all();
+  }
+  void wait() {
+    sync::unique_lock<sync::mutex> hold(lock);
+    while (!opened.with([](const bool& o) { return o; })) changed.wait(hold);
+  }
+};
+
 // Wakes whatever waker the box holds, without setting anything.
 inline void spurious_wake(wake_box& box) {
   waker w;
@@ -107,6 +132,20 @@ void wake_storm(context& sim) {
   for (std::size_t i = 0; i < tasks; ++i) boxes.push_back(std::make_unique<wake_box>());
   std::vector<bool> duplicate(tasks);
   for (std::size_t i = 0; i < tasks; ++i) duplicate[i] = sim.chance(1, 3);
+  // Handles first polled by the root with a throwaway waker, then moved to a joiner task; of
+  // those, the ones whose waker waits for the joiner's first poll (the others may finish before
+  // the root's poll, which then leaves the output in the handle it moves). Not in the lost_wake
+  // variant, whose seeds stay those its tests expect.
+  std::vector<bool> hand_over(tasks);
+  std::vector<bool> gated(tasks);
+  if constexpr (Variant == wake_storm_variant::correct) {
+    for (std::size_t i = 0; i < tasks; ++i) hand_over[i] = sim.chance(1, 2);
+    for (std::size_t i = 0; i < tasks; ++i) gated[i] = hand_over[i] && sim.chance(1, 2);
+  }
+  // Opened by a joiner just before it first polls its handle, and all at once when the root
+  // ends: the waker of a handed-over task waits for it, so the task is unfinished at that poll.
+  std::vector<std::unique_ptr<hand_over_gate>> gates;
+  for (std::size_t i = 0; i < tasks; ++i) gates.push_back(std::make_unique<hand_over_gate>());
 
   oracles::outcome_ledger outcomes(sim);
   outcomes.allow_panics(sim.fault_enabled(platform::fault::task_exception));  // any await may throw
@@ -119,6 +158,7 @@ void wake_storm(context& sim) {
       sim.name_thread("waker-" + std::to_string(w));
       for (std::size_t j = w; j < tasks; j += wakers) {
         platform::yield_thread();
+        if (gated[j]) gates[j]->wait();
         set_and_wake(*boxes[j], duplicate[j]);
         spurious_wake(*boxes[(j + 1) % tasks]);
       }
@@ -126,6 +166,12 @@ void wake_storm(context& sim) {
   }
 
   const std::size_t completed = loop.block_on([&]() -> task<std::size_t> {
+    struct open_on_end {
+      std::vector<std::unique_ptr<hand_over_gate>>* gates;
+      ~open_on_end() {
+        for (auto& g : *gates) g->open();
+      }
+    } opener{&gates};
     std::vector<join_handle<std::size_t>> handles;
     for (std::size_t j = 0; j < tasks; ++j) {
       outcomes.admitted(j, "ok");
@@ -136,7 +182,22 @@ void wake_storm(context& sim) {
     }
     std::size_t done = 0;
     for (std::size_t j = 0; j < tasks; ++j) {
-      auto result = co_await settle_join(handles[j]);
+      expected<std::size_t, join_error> result = unexpected(join_error(join_error::cancelled));
+      if (hand_over[j]) {
+        // A poll whose waker is then given up, as by a select that lost interest: the output
+        // (if ready) now sits in the handle, and the joiner's later poll must replace the waker.
+        (void)handles[j].poll_ready(waker{});
+        auto joiner = loop.spawn([h = std::move(handles[j]), gate = gates[j].get()]() mutable
+                                 -> task<expected<std::size_t, join_error>> {
+          gate->open();
+          co_return co_await settle_join(h);
+        });
+        oracles::check_moved_from(sim, handles[j], "the handle of task " + std::to_string(j));
+        auto handed = co_await settle_join(joiner);
+        result = handed ? std::move(*handed) : unexpected(handed.error());  // the joiner's own failure counts
+      } else {
+        result = co_await settle_join(handles[j]);
+      }
       if (!result) {
         outcomes.terminal(j, to_string(result.error().get_kind()));
       } else if (*result != j) {

@@ -187,5 +187,17 @@ TEST(detection_power, timer_entries_without_their_arming_sequence_break_ties_and
 TEST(detection_power, a_timeout_that_leaves_its_task_running_is_found_by_the_timeout_oracle) {
   expect_found("timeout_abort_inverted");
 }
+TEST(detection_power, a_stop_that_joins_only_the_first_blocking_pool_is_found_by_blocking_saturation) {
+  expect_found("stop_joins_first_pool");
+}
+TEST(detection_power, an_abandoned_blocking_job_that_still_runs_is_found_by_blocking_saturation) {
+  expect_found("abandon_keeps_job_queued");
+}
+TEST(detection_power, a_moved_from_join_handle_that_keeps_its_outcome_is_found_by_wake_storm) {
+  expect_found("join_move_empties_only_live");
+}
+TEST(detection_power, a_join_handle_that_keeps_its_first_waker_deadlocks_wake_storm) {
+  expect_found("join_keeps_first_waker");
+}
 
 }  // namespace
