@@ -134,102 +134,76 @@ task<std::uint64_t> pong_rounds(oracles::task_ledger* ledger, ping_pong_pair* p,
   co_return rounds;
 }
 
+// The pong side of a pair, started on its worker.
 template <ping_pong_variant Variant>
-void cross_worker_ping_pong(context& sim) {
-  const auto workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(2, 4))));
-  const auto pairs = static_cast<std::size_t>(sim.param("pairs", static_cast<std::int64_t>(sim.pick(1, 3))));
-  const auto rounds = static_cast<std::uint64_t>(sim.param("rounds", static_cast<std::int64_t>(sim.pick(2, 8))));
-  oracles::task_ledger ledger(sim);
-  ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
+task<std::uint64_t> pong_task(oracles::task_ledger* ledger, ping_pong_pair* pp, std::uint64_t n,
+                              std::vector<scheduler>* ws) {
+  ledger->started(pp->pong_id, current_thread());
+  co_return co_await stop_on_panic(pong_rounds<Variant>(ledger, pp, 0, n, ws));
+}
 
-  std::optional<runtime> rt;
-  try {
-    rt.emplace(runtime::builder().workers(workers).build());
-  } catch (const start_error& e) {
-    sim.note(std::string("cross_worker_ping_pong: runtime did not start: ") + e.what());
-    return;
+// The ping side of a pair: n rounds of send and receive; with `children`, each round also spawns
+// a child on the pong's worker and awaits it through its handle. Returns the rounds it counted.
+inline task<std::uint64_t> ping_rounds(oracles::task_ledger* ledger, ping_pong_pair* pp, std::uint64_t n,
+                                       std::uint64_t base, bool children, std::vector<scheduler>* ws) {
+  ledger->started(pp->ping_id, current_thread());
+  std::uint64_t got_total = 0;
+  for (std::uint64_t r = 0; r < n; ++r) {
+    send(pp->to_pong, 2 * r);
+    const std::uint64_t back = co_await receive_leaf(pp->to_ping);
+    ledger->resumed(pp->ping_id, current_thread());
+    if (back != 2 * r + 1) co_return 0;  // the caller checks the total
+    got_total += 1;
+    if (children) {
+      const std::uint64_t cid = base + r;
+      oracles::task_ledger::awaiting guard{ledger, cid};
+      auto h = (*ws)[pp->pong_worker].spawn([ledger, cid, r] { return ping_child(ledger, cid, r); });
+      auto result = co_await h;
+      guard.settled = true;
+      ledger->resumed(pp->ping_id, current_thread());
+      const auto kind = oracles::task_ledger::kind_of(result);
+      ledger->answered(cid, kind.text != "rejected");
+      ledger->outcome(cid, kind);
+    }
   }
-  std::vector<scheduler> pinned;
-  for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
+  ledger->finished(pp->ping_id);
+  co_return got_total;
+}
 
-  std::vector<std::unique_ptr<ping_pong_pair>> all;
-  std::uint64_t next_id = 1;
-  struct spawned {
-    std::uint64_t id;
-    join_handle<std::uint64_t> handle;
-    std::optional<oracles::task_ledger::expected_kind> early;  // finished at once (see spawn_pinned)
-  };
-  std::vector<spawned> handles;
-  // Spawns a pinned task. A refusal (an injected `full`) is retried; a task that is finished at
-  // once for another reason (it panicked on its first poll) leaves its partner waiting forever,
-  // so the runtime is stopped and the partner cancelled.
-  auto spawn_pinned = [&](std::uint64_t id, scheduler& on, auto factory) {
-    for (int attempt = 0;; ++attempt) {
-      join_handle<std::uint64_t> h = on.spawn(factory);
-      if (!h.is_finished() || attempt == 100) {
-        handles.push_back({id, std::move(h), std::nullopt});
-        return;
-      }
-      auto early = h.join();
-      if (!early && early.error().is_rejected()) {
-        platform::yield_thread();
-        continue;
-      }
-      handles.push_back({id, join_handle<std::uint64_t>::rejected(), std::nullopt});
-      handles.back().early = oracles::task_ledger::kind_of(early);
-      rt->request_stop();
+// A pinned task's handle, or the outcome it had at once (see spawn_pinned).
+struct ping_pong_spawned {
+  std::uint64_t id;
+  join_handle<std::uint64_t> handle;
+  std::optional<oracles::task_ledger::expected_kind> early;
+};
+
+// Spawns a pinned task. A refusal (an injected `full`) is retried; a task that is finished at once
+// for another reason (it panicked on its first poll) leaves its partner waiting forever, so the
+// runtime is stopped and the partner cancelled.
+template <class F>
+void spawn_pinned(std::vector<ping_pong_spawned>& handles, runtime& rt, std::uint64_t id, scheduler& on, F factory) {
+  for (int attempt = 0;; ++attempt) {
+    join_handle<std::uint64_t> h = on.spawn(factory);
+    if (!h.is_finished() || attempt == 100) {
+      handles.push_back({id, std::move(h), std::nullopt});
       return;
     }
-  };
-  for (std::size_t k = 0; k < pairs; ++k) {
-    auto p = std::make_unique<ping_pong_pair>();
-    p->ping_worker = sim.pick(0, workers - 1);
-    p->pong_worker = (p->ping_worker + sim.pick(1, workers - 1)) % workers;
-    p->ping_id = next_id++;
-    p->pong_id = next_id++;
-    const std::uint64_t child_base = next_id;
-    next_id += rounds;
-    ping_pong_pair* raw = p.get();
-    const bool with_children = sim.chance(1, 2);
-    spawn_pinned(raw->pong_id, pinned[raw->pong_worker], [l = &ledger, raw, rounds, w = &pinned] {
-                         return [](oracles::task_ledger* ledger, ping_pong_pair* pp, std::uint64_t n,
-                                   std::vector<scheduler>* ws) -> task<std::uint64_t> {
-                           ledger->started(pp->pong_id, current_thread());
-                           co_return co_await stop_on_panic(pong_rounds<Variant>(ledger, pp, 0, n, ws));
-                         }(l, raw, rounds, w);
-                       });
-    spawn_pinned(raw->ping_id, pinned[raw->ping_worker], [l = &ledger, raw, rounds, child_base, with_children,
-                                                                     w = &pinned] {
-                         return stop_on_panic([](oracles::task_ledger* ledger, ping_pong_pair* pp, std::uint64_t n,
-                                                 std::uint64_t base, bool children,
-                                                 std::vector<scheduler>* ws) -> task<std::uint64_t> {
-                           ledger->started(pp->ping_id, current_thread());
-                           std::uint64_t got_total = 0;
-                           for (std::uint64_t r = 0; r < n; ++r) {
-                             send(pp->to_pong, 2 * r);
-                             const std::uint64_t back = co_await receive_leaf(pp->to_ping);
-                             ledger->resumed(pp->ping_id, current_thread());
-                             if (back != 2 * r + 1) co_return 0;  // the caller checks the total
-                             got_total += 1;
-                             if (children) {
-                               const std::uint64_t cid = base + r;
-                               oracles::task_ledger::awaiting guard{ledger, cid};
-                               auto h = (*ws)[pp->pong_worker].spawn([ledger, cid, r] { return ping_child(ledger, cid, r); });
-                               auto result = co_await h;
-                               guard.settled = true;
-                               ledger->resumed(pp->ping_id, current_thread());
-                               const auto kind = oracles::task_ledger::kind_of(result);
-                               ledger->answered(cid, kind.text != "rejected");
-                               ledger->outcome(cid, kind);
-                             }
-                           }
-                           ledger->finished(pp->ping_id);
-                           co_return got_total;
-                         }(l, raw, rounds, child_base, with_children, w));
-                       });
-    all.push_back(std::move(p));
+    auto early = h.join();
+    if (!early && early.error().is_rejected()) {
+      platform::yield_thread();
+      continue;
+    }
+    handles.push_back({id, join_handle<std::uint64_t>::rejected(), std::nullopt});
+    handles.back().early = oracles::task_ledger::kind_of(early);
+    rt.request_stop();
+    return;
   }
+}
 
+// Joins every pinned task, judging its outcome and its count of rounds; returns true when one
+// did not finish ok (so the stop may have had work to cut short).
+inline bool join_ping_pong(context& sim, oracles::task_ledger& ledger, std::vector<ping_pong_spawned>& handles,
+                           std::uint64_t rounds) {
   bool stopped_early = false;
   for (auto& [id, h, early] : handles) {
     if (early) {
@@ -248,6 +222,51 @@ void cross_worker_ping_pong(context& sim) {
                std::to_string(rounds) + " rounds");
     }
   }
+  return stopped_early;
+}
+
+template <ping_pong_variant Variant>
+void cross_worker_ping_pong(context& sim) {
+  const auto workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(2, 4))));
+  const auto pairs = static_cast<std::size_t>(sim.param("pairs", static_cast<std::int64_t>(sim.pick(1, 3))));
+  const auto rounds = static_cast<std::uint64_t>(sim.param("rounds", static_cast<std::int64_t>(sim.pick(2, 8))));
+  oracles::task_ledger ledger(sim);
+  ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
+
+  std::optional<runtime> rt;
+  try {
+    rt.emplace(runtime::builder().workers(workers).build());
+  } catch (const start_error& e) {
+    sim.note(std::string("cross_worker_ping_pong: runtime did not start: ") + e.what());
+    return;
+  }
+  std::vector<scheduler> pinned;
+  for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
+
+  // The pairs, each on two different workers.
+  std::vector<std::unique_ptr<ping_pong_pair>> all;
+  std::vector<ping_pong_spawned> handles;
+  std::uint64_t next_id = 1;
+  for (std::size_t k = 0; k < pairs; ++k) {
+    auto p = std::make_unique<ping_pong_pair>();
+    p->ping_worker = sim.pick(0, workers - 1);
+    p->pong_worker = (p->ping_worker + sim.pick(1, workers - 1)) % workers;
+    p->ping_id = next_id++;
+    p->pong_id = next_id++;
+    const std::uint64_t child_base = next_id;
+    next_id += rounds;
+    ping_pong_pair* raw = p.get();
+    const bool with_children = sim.chance(1, 2);
+    spawn_pinned(handles, *rt, raw->pong_id, pinned[raw->pong_worker],
+                 [l = &ledger, raw, rounds, w = &pinned] { return pong_task<Variant>(l, raw, rounds, w); });
+    spawn_pinned(handles, *rt, raw->ping_id, pinned[raw->ping_worker],
+                 [l = &ledger, raw, rounds, child_base, with_children, w = &pinned] {
+                   return stop_on_panic(ping_rounds(l, raw, rounds, child_base, with_children, w));
+                 });
+    all.push_back(std::move(p));
+  }
+
+  const bool stopped_early = join_ping_pong(sim, ledger, handles, rounds);
   const stop_outcome out = std::move(*rt).stop();
   if (!out.is_complete() && !stopped_early && !sim.failed()) sim.fail("ping_pong: stop() after every task finished was not complete");
   ledger.check();
