@@ -84,6 +84,71 @@ inline void host_frame_pause() {
   (void)cv.wait_until(hold, platform::clock::now() + std::chrono::milliseconds(1));
 }
 
+// A task the domain spawned for producer item `id`, and its handle.
+struct domain_spawned {
+  std::uint64_t id;
+  join_handle<std::uint64_t> handle;
+};
+
+// Producer `p` submits its item `k` one of three ways the seed picks: a dispatched macrotask
+// (which queues a follow-up microtask), a spawned task, or a dispatched future.
+template <local_domain_variant Variant>
+void produce_item(context& sim, domain_world& world, local_spawner& mine, std::size_t p, std::uint64_t k,
+                  std::vector<domain_spawned>& spawned) {
+  const std::uint64_t id = (p + 1) * 1'000 + k;
+  const std::uint64_t how = sim.pick(0, 2);
+  if (how == 0) {
+    const submit_result r = mine.dispatch([w = &world, id, p, k] {
+      w->budget.macrotask_ran();
+      w->dispatches.ran(id);
+      w->order.macrotask_started(id, p, k);
+      w->order.microtask_queued(id);
+      if constexpr (Variant == local_domain_variant::correct) {
+        event_loop::current()->queue_microtask([w, id] { w->order.microtask_ran(id); });
+      } else {
+        event_loop::current()->queue_macrotask([w, id] { w->order.microtask_ran(id); });  // BUG (test-only)
+      }
+    });
+    if (r) {
+      world.dispatches.accepted(id);
+    } else {
+      world.dispatches.refused(id, r.error());
+    }
+  } else if (how == 1) {
+    const bool sleeps = sim.chance(1, 2);
+    spawned.push_back({id, mine.spawn([w = &world, id, sleeps] { return domain_task(w, id, sleeps); })});
+  } else {
+    const submit_result r = mine.dispatch_future([w = &world, id] {
+      return [](domain_world* wd, std::uint64_t i) -> task<void> {
+        wd->dispatches.ran(i);
+        co_return;
+      }(w, id);
+    });
+    if (r) {
+      world.dispatches.accepted(id);
+    } else {
+      world.dispatches.refused(id, r.error());
+    }
+  }
+}
+
+// One host frame: 0-3 local macrotasks (so a frame often has more macrotasks queued than turns to
+// run), then run_n(0..4) or run_for(0..2 ms), judged by the drive-budget oracle.
+inline void drive_frame(context& sim, domain_world& world, local_domain& domain) {
+  for (std::uint64_t n = sim.pick(0, 3); n > 0; --n) {
+    domain.loop().queue_macrotask([w = &world] { w->budget.macrotask_ran(); });
+  }
+  const std::uint64_t before = world.budget.before_call();
+  if (sim.chance(1, 2)) {
+    const std::uint64_t steps = sim.pick(0, 4);
+    world.budget.after_run_n(steps, domain.run_n(steps), before);
+  } else {
+    const std::uint64_t ms = sim.pick(0, 2);
+    const run_stats stats = domain.run_for(std::chrono::milliseconds(ms));
+    world.budget.after_run_for(ms == 0, stats.drive_steps, before);
+  }
+}
+
 template <local_domain_variant Variant>
 void local_domain_dispatch(context& sim) {
   const auto producers = static_cast<std::size_t>(sim.param("producers", static_cast<std::int64_t>(sim.pick(1, 3))));
@@ -99,11 +164,7 @@ void local_domain_dispatch(context& sim) {
   std::optional<local_domain> domain(std::in_place, opts);
   const local_spawner spawner = domain->spawner();
 
-  struct spawned {
-    std::uint64_t id;
-    join_handle<std::uint64_t> handle;
-  };
-  std::vector<std::vector<spawned>> handles(producers);
+  std::vector<std::vector<domain_spawned>> handles(producers);
   std::size_t producers_done = 0;
   std::vector<platform::thread> threads;
   for (std::size_t p = 0; p < producers; ++p) {
@@ -111,41 +172,7 @@ void local_domain_dispatch(context& sim) {
       sim.name_thread("producer-" + std::to_string(p));
       local_spawner mine = spawner;
       for (std::uint64_t k = 0; k < items; ++k) {
-        const std::uint64_t id = (p + 1) * 1'000 + k;
-        const std::uint64_t how = sim.pick(0, 2);
-        if (how == 0) {
-          const submit_result r = mine.dispatch([w = &world, id, p, k] {
-            w->budget.macrotask_ran();
-            w->dispatches.ran(id);
-            w->order.macrotask_started(id, p, k);
-            w->order.microtask_queued(id);
-            if constexpr (Variant == local_domain_variant::correct) {
-              event_loop::current()->queue_microtask([w, id] { w->order.microtask_ran(id); });
-            } else {
-              event_loop::current()->queue_macrotask([w, id] { w->order.microtask_ran(id); });  // BUG (test-only)
-            }
-          });
-          if (r) {
-            world.dispatches.accepted(id);
-          } else {
-            world.dispatches.refused(id, r.error());
-          }
-        } else if (how == 1) {
-          const bool sleeps = sim.chance(1, 2);
-          handles[p].push_back({id, mine.spawn([w = &world, id, sleeps] { return domain_task(w, id, sleeps); })});
-        } else {
-          const submit_result r = mine.dispatch_future([w = &world, id] {
-            return [](domain_world* wd, std::uint64_t i) -> task<void> {
-              wd->dispatches.ran(i);
-              co_return;
-            }(w, id);
-          });
-          if (r) {
-            world.dispatches.accepted(id);
-          } else {
-            world.dispatches.refused(id, r.error());
-          }
-        }
+        produce_item<Variant>(sim, world, mine, p, k, handles[p]);
         platform::yield_thread();
       }
       ++producers_done;
@@ -167,19 +194,7 @@ void local_domain_dispatch(context& sim) {
         domain->loop().armed_timers() == 0) {
       break;
     }
-    // Local macrotasks, so that a frame often has more macrotasks queued than turns to run.
-    for (std::uint64_t n = sim.pick(0, 3); n > 0; --n) {
-      domain->loop().queue_macrotask([w = &world] { w->budget.macrotask_ran(); });
-    }
-    const std::uint64_t before = world.budget.before_call();
-    if (sim.chance(1, 2)) {
-      const std::uint64_t steps = sim.pick(0, 4);
-      world.budget.after_run_n(steps, domain->run_n(steps), before);
-    } else {
-      const std::uint64_t ms = sim.pick(0, 2);
-      const run_stats stats = domain->run_for(std::chrono::milliseconds(ms));
-      world.budget.after_run_for(ms == 0, stats.drive_steps, before);
-    }
+    drive_frame(sim, world, *domain);
     host_frame_pause();
   }
   for (auto& t : threads) t.join();
