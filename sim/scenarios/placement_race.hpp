@@ -177,6 +177,21 @@ inline void settle_placed(placement_world& world, placed& p, bool before_stop) {
   world.ledger.outcome(p.id, kind);
 }
 
+// Settles every placement still listed (`joined`: the runtime still runs and each must have run)
+// and empties the lists.
+inline void settle_all(placement_world& world, std::vector<placed>& submitter_tasks,
+                       std::vector<std::vector<placed>>& from_tasks, std::vector<std::vector<placed>>& from_threads,
+                       bool joined) {
+  for (auto& p : submitter_tasks) settle_placed(world, p, joined);  // their lists are complete then
+  submitter_tasks.clear();
+  for (auto* lists : {&from_tasks, &from_threads}) {
+    for (auto& list : *lists) {
+      for (auto& p : list) settle_placed(world, p, joined);
+      list.clear();
+    }
+  }
+}
+
 inline void placement_race(context& sim) {
   const auto workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(1, 4))));
   const auto threads = static_cast<std::size_t>(sim.param("threads", static_cast<std::int64_t>(sim.pick(1, 3))));
@@ -241,26 +256,12 @@ inline void placement_race(context& sim) {
   for (auto& t : submitters) t.join();
   // Without a stop every placement settles: join them all first, so each must have run.
   const bool settle_first = stop_after == 0;
-  if (settle_first) {
-    for (auto& p : submitter_tasks) settle_placed(world, p, true);  // their lists are complete then
-    submitter_tasks.clear();
-    for (auto* lists : {&from_tasks, &from_threads}) {
-      for (auto& list : *lists) {
-        for (auto& p : list) settle_placed(world, p, true);
-        list.clear();
-      }
-    }
-  }
+  if (settle_first) settle_all(world, submitter_tasks, from_tasks, from_threads, true);
   const stop_outcome out = std::move(*rt).stop();
   sim.disarm_stop_requests();
   if (stopper) stopper->join();
   if (out.is_error()) sim.fail("placement_race: stop() from the main thread answered error");
-  for (auto* lists : {&from_tasks, &from_threads}) {
-    for (auto& list : *lists) {
-      for (auto& p : list) settle_placed(world, p, false);
-    }
-  }
-  for (auto& p : submitter_tasks) settle_placed(world, p, false);
+  settle_all(world, submitter_tasks, from_tasks, from_threads, false);
   world.ledger.check();
   world.placement.check();
   sim.note("placement_race: " + std::to_string(world.submissions) + " submissions, ok=" +
