@@ -39,6 +39,8 @@
 #include <weft/sim/oracles/tasks.hpp>
 #include <weft/task.hpp>
 
+#include "runtime_submitters.hpp"
+
 namespace weft::sim::scenarios {
 
 struct blocking_world {
@@ -100,16 +102,11 @@ inline void blocking_saturation(context& sim) {
   world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
 
   std::optional<runtime> rt;
-  try {
-    rt.emplace(runtime::builder()
-                   .workers(workers)
-                   .blocking(per_worker ? blocking_policy::per_worker : blocking_policy::shared)
-                   .blocking_capacity(max_threads, max_queued)
-                   .build());
-  } catch (const start_error& e) {
-    sim.note(std::string("blocking_saturation: runtime did not start: ") + e.what());
-    return;
-  }
+  const auto builder = runtime::builder()
+                           .workers(workers)
+                           .blocking(per_worker ? blocking_policy::per_worker : blocking_policy::shared)
+                           .blocking_capacity(max_threads, max_queued);
+  if (!start_runtime(sim, builder, rt, "blocking_saturation")) return;
   const runtime_operations ops = rt->operations();
   // Every stop request tells the capacity oracle first: from then on queued jobs may go unrun.
   const auto request_stop = [&world, ops] {

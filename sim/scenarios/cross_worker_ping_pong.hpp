@@ -33,6 +33,8 @@
 #include <weft/task.hpp>
 #include <weft/waker.hpp>
 
+#include "runtime_submitters.hpp"
+
 namespace weft::sim::scenarios {
 
 enum class ping_pong_variant { correct, migrate };
@@ -234,12 +236,7 @@ void cross_worker_ping_pong(context& sim) {
   ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
 
   std::optional<runtime> rt;
-  try {
-    rt.emplace(runtime::builder().workers(workers).build());
-  } catch (const start_error& e) {
-    sim.note(std::string("cross_worker_ping_pong: runtime did not start: ") + e.what());
-    return;
-  }
+  if (!start_runtime(sim, runtime::builder().workers(workers), rt, "cross_worker_ping_pong")) return;
   std::vector<scheduler> pinned;
   for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
 

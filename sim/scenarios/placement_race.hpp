@@ -40,6 +40,8 @@
 #include <weft/thread_aware.hpp>
 #include <weft/time.hpp>
 
+#include "runtime_submitters.hpp"
+
 namespace weft::sim::scenarios {
 
 // A placed task's handle under the ledger id of its task.
@@ -204,12 +206,7 @@ inline void placement_race(context& sim) {
   world.ledger.allow_panics(sim.fault_enabled(platform::fault::task_exception));
 
   std::optional<runtime> rt;
-  try {
-    rt.emplace(runtime::builder().workers(workers).build());
-  } catch (const start_error& e) {
-    sim.note(std::string("placement_race: runtime did not start: ") + e.what());
-    return;
-  }
+  if (!start_runtime(sim, runtime::builder().workers(workers), rt, "placement_race")) return;
   const runtime_operations ops = rt->operations();
   const auto request_stop = [&world, ops] {
     world.stop_requested = true;

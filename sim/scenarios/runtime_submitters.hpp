@@ -1,5 +1,5 @@
-// runtime_submitters — the runtime start, the submitter threads and the five ways of submitting
-// that the runtime race scenarios (shutdown_race, drain_race) share.
+// runtime_submitters — the runtime start every runtime scenario uses, and the submitter threads
+// and five ways of submitting that shutdown_race and drain_race share.
 #pragma once
 
 #include <cstddef>
