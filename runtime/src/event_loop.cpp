@@ -23,7 +23,8 @@ event_loop::event_loop() : event_loop(options{}) {}
 
 event_loop::event_loop(options opts)
     : shared_(new detail::loop_shared(checked_capacity(opts.inbox_capacity), std::move(opts.telemetry),
-                                      platform::current_thread_id())) {
+                                      platform::current_thread_id(),
+                                      platform::driver_options{opts.io_driver})) {
   shared_->loop = this;
 }
 
@@ -64,6 +65,10 @@ event_loop::shutdown_report event_loop::shutdown() {
     owned_head_->cancel_at_shutdown();  // unlinks it
     ++cancelled;
   }
+
+  // 3b. Destroying those frames abandoned their I/O: cancel whatever is still in flight and
+  //     reap every completion, so no buffer the kernel may write and no operation outlives the loop.
+  shared_->driver.reap_all();
 
   // 4. Destroy queued work unrun.
   std::uint64_t discarded = 0;
@@ -209,6 +214,7 @@ event_loop::drive_scope::~drive_scope() {
 }
 
 void event_loop::poll_driver_events() {
+  if (shared_->driver.in_flight() > 0) (void)shared_->driver.poll();  // completions wake their tasks
   if (timers_.armed() == 0) return;  // no clock read on turns without timers
   timers_.expire(platform::clock::now(), macrotasks_);
 }
@@ -288,7 +294,11 @@ bool event_loop::has_queued_work() const noexcept {
   return !microtasks_.empty() || !macrotasks_.empty() || shared_->inbox.has_pending();
 }
 
-bool event_loop::has_ready_work() { return has_queued_work() || timer_expired(); }
+bool event_loop::io_completed() const noexcept {
+  return shared_->driver.in_flight() > 0 && shared_->driver.has_completions();
+}
+
+bool event_loop::has_ready_work() { return has_queued_work() || timer_expired() || io_completed(); }
 
 void event_loop::wait_for_events() { shared_->driver.wait(timers_.next_deadline()); }
 
@@ -297,7 +307,7 @@ void event_loop::run() {
   for (;;) {
     turn(true);
     if (has_ready_work()) continue;
-    if (timers_.armed() > 0 || live_children_ > 0 || keepalive_ > 0) {
+    if (timers_.armed() > 0 || live_children_ > 0 || keepalive_ > 0 || shared_->driver.in_flight() > 0) {
       wait_for_events();
       continue;
     }

@@ -8,8 +8,11 @@
 namespace weft::detail {
 
 loop_shared::loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_sink> sink,
-                         std::uint64_t owner)
-    : inbox(inbox_capacity), owner_thread(owner), sink_(sink ? std::move(sink) : noop_telemetry()) {}
+                         std::uint64_t owner, const platform::driver_options& driver_options)
+    : inbox(inbox_capacity),
+      driver(driver_options),
+      owner_thread(owner),
+      sink_(sink ? std::move(sink) : noop_telemetry()) {}
 
 remote_inbox::push_result loop_shared::push_user(runnable* item) {
   const remote_inbox::push_result result =

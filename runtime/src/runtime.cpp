@@ -139,6 +139,7 @@ void runtime_core::worker_main(const std::shared_ptr<runtime_core>& self, std::s
   event_loop::options opts;
   opts.inbox_capacity = config_.inbox_capacity;
   opts.telemetry = config_.telemetry;
+  opts.io_driver = config_.io_driver;
   event_loop loop(std::move(opts));
   loop.shared()->counter = &tasks_;  // before the loop is published
 

@@ -4,8 +4,8 @@
 // queues microtasks. Other threads reach it through a thread_handle (macrotasks) or a waker.
 //
 // One turn, in this order:
-//   1. driver events: timers whose deadline has passed move to the macrotask queue (later: I/O
-//      completions);
+//   1. driver events: I/O completions are delivered (each wakes its task, polled at this turn's
+//      checkpoint); timers whose deadline has passed move to the macrotask queue;
 //   2. remote inbox: everything queued by other threads is taken at once — task wakes join the
 //      microtasks, callbacks join the macrotasks (so remote work never lands mid-checkpoint);
 //   3. checkpoint: microtasks run until the queue is empty (task polls and queue_microtask
@@ -17,15 +17,15 @@
 // Driving calls (run, block_on, run_until_stalled, run_ready_tasks) may not nest: calling one from
 // inside the loop throws usage_error (inside a task, that task then completes as panicked).
 //
-// run() returns when nothing is ready or queued, no timer is armed and no spawn_worker child is
-// alive; it then *closes* the remote inbox with a commit under the inbox lock (see
+// run() returns when nothing is ready or queued, no timer is armed, no I/O operation is in flight
+// and no spawn_worker child is alive; it then *closes* the remote inbox with a commit under the inbox lock (see
 // remote_inbox.hpp), so a remote macrotask is either accepted and run before run() returns, or
 // refused with `closed`. The next driving call reopens it. Suspended tasks that wait on something
 // other than a timer or a child (e.g. a waker held by another thread) do not keep run() going;
 // they stay owned by the loop and continue at the next drive. block_on waits for its task.
 //
 // Destroying the loop cancels every unfinished task on this thread (frames destroyed here,
-// joiners woken with `cancelled`), destroys queued work unrun (reported to telemetry with its
+// joiners woken with `cancelled`), cancels and reaps every I/O operation still in flight, destroys queued work unrun (reported to telemetry with its
 // count), refuses later submissions with `closed`, and joins its spawn_worker threads.
 #pragma once
 
@@ -110,6 +110,10 @@ class event_loop {
   struct options {
     std::size_t inbox_capacity = default_inbox_capacity;  // at least 1
     std::shared_ptr<telemetry_sink> telemetry;             // null: noop_telemetry()
+    // Which I/O driver the loop runs on (automatic: io_uring where available, else epoll; the
+    // WEFT_DRIVER environment variable decides when this is automatic). Forcing io_uring where it
+    // is unavailable makes the constructor throw io_unavailable_error.
+    io_driver_choice io_driver = io_driver_choice::automatic;
   };
 
   event_loop();
@@ -235,6 +239,10 @@ class event_loop {
   // armed_timers(); it reads the heap itself, for tests that check what the heap retains.
   std::size_t timer_heap_entries() const noexcept { return timers_.size(); }
   bool is_driving() const noexcept { return driving_; }
+  // Which I/O driver the loop runs on, and why not io_uring when it does not.
+  io_driver_status io_status() const noexcept { return shared_->driver.status(); }
+  // I/O operations submitted and not yet completed (abandoned ones included until reaped).
+  std::size_t io_in_flight() const noexcept { return shared_->driver.in_flight(); }
   telemetry_sink& telemetry() const noexcept { return shared_->telemetry(); }
 
   // ---- runtime internals (used by leaves and the runtime; not for applications) -------------
@@ -306,6 +314,7 @@ class event_loop {
   std::size_t run_checkpoint();
   bool run_one_macrotask();
   bool has_queued_work() const noexcept;
+  bool io_completed() const noexcept;
   void wait_for_events();
   void run_guarded(detail::runnable* r) noexcept;
   void child_exited(detail::child_worker* child);

@@ -91,6 +91,12 @@ class runtime {
       config_.inbox_capacity = n;
       return *this;
     }
+    // The I/O driver of every worker's loop (event_loop::options::io_driver). Forcing io_uring
+    // where it is unavailable makes build() throw start_error.
+    builder& io_driver(io_driver_choice choice) noexcept {
+      config_.io_driver = choice;
+      return *this;
+    }
     // Starts the workers; returns once all are ready. Throws usage_error for a knob out of
     // range (before any thread starts) and start_error. A builder may build any number of
     // runtimes; each has its own workers.

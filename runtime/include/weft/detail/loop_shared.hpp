@@ -6,7 +6,8 @@
 // submission is refused. Nothing here keeps the loop *running*.
 //
 //   field          who touches it
-//   inbox, driver  any thread (their own synchronisation)
+//   inbox          any thread (its own synchronisation)
+//   driver         notify(): any thread; everything else: the owner thread
 //   owner_thread   written once at construction, read by any thread
 //   loop           the owner thread only (it is cleared by the owner when the loop is destroyed)
 #pragma once
@@ -33,7 +34,8 @@ class task_header;
 
 class loop_shared {
  public:
-  loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_sink> sink, std::uint64_t owner_thread);
+  loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_sink> sink, std::uint64_t owner_thread,
+              const platform::driver_options& driver_options = {});
   loop_shared(const loop_shared&) = delete;
   loop_shared& operator=(const loop_shared&) = delete;
 

@@ -56,6 +56,7 @@ struct runtime_config {
   std::size_t blocking_max_threads = blocking_pool::default_max_threads;
   std::size_t blocking_max_queued = blocking_pool::default_max_queued;
   std::size_t inbox_capacity = event_loop::default_inbox_capacity;
+  io_driver_choice io_driver = io_driver_choice::automatic;
   std::shared_ptr<telemetry_sink> telemetry;
   bool pin_workers = false;  // worker i runs only on the i-th allowed CPU (modulo their number)
 };

@@ -1,39 +1,37 @@
-// weft/platform/driver.hpp — the event source an event loop blocks on.
+// weft/platform/driver.hpp — the event source an event loop blocks on, and its I/O.
 //
-// A driver belongs to one event loop. Its owner calls wait(deadline) when the loop has nothing
-// ready; any thread calls notify() after handing the loop work. The contract:
-//   * wait() returns after a notify() that happened since the previous wait() returned, or at the
-//     deadline, or spuriously (the loop re-checks its queues every time);
+// A driver belongs to one event loop. Every flavor's `platform::driver` offers:
+//
+//   driver(const driver_options&)       may throw io_unavailable_error (io_uring required, absent)
+//   void wait(optional<instant>)        owner: block until notify(), a completion, or the deadline
+//   void notify()                       any thread: make the current or next wait() return
+//   void submit(io_operation&)          owner: start an operation; it completes exactly once
+//   void cancel(io_operation&)          owner: ask an in-flight operation to stop early; it still
+//                                       completes (with -ECANCELED, or its result if it won the race)
+//   int64_t execute(const io_request&)  owner: run a control call now (result or -errno)
+//   size_t poll()                       owner: deliver ready completions (op.complete()); never blocks
+//   bool has_completions()              owner: a cheap hint that poll() would deliver something
+//   size_t in_flight()                  owner: submitted and not yet completed
+//   void reap_all()                     owner: cancel everything in flight and deliver every
+//                                       completion; returns with in_flight() == 0
+//   io_driver_status status()           which backend runs, and why io_uring does not
+//
+// The wait/notify contract:
+//   * wait() returns after a notify() that happened since the previous wait() returned, at the
+//     deadline, when a completion is ready, or spuriously (the loop re-checks everything);
 //   * a notify() is never lost: one that races a wait() makes that wait (or the next) return;
 //   * notify() is cheap when the owner is not blocked (no system call).
-// The `real` flavor's io_uring driver will replace the parker-based one here; the interface is
-// kept narrow (wait/notify) so that the simulated driver can stand in for either.
+// Completions run only inside poll() and reap_all(), so an operation's complete() never runs
+// inside wait() or nested in another completion.
 #pragma once
 
-#include <optional>
+#include <weft/platform/flavor.hpp>
+#include <weft/platform/io_request.hpp>
 
-#include <weft/platform/clock.hpp>
-#include <weft/platform/parker.hpp>
-
-namespace weft::platform {
-
-class parker_driver {
- public:
-  // Owner thread only.
-  void wait(std::optional<instant> deadline) {
-    if (deadline) {
-      (void)parker_.park_until(*deadline);
-    } else {
-      parker_.park();
-    }
-  }
-  // Any thread.
-  void notify() { parker_.unpark(); }
-
- private:
-  parker parker_;
-};
-
-using driver = parker_driver;
-
-}  // namespace weft::platform
+#if defined(WEFT_FLAVOR_REAL)
+#include <weft/platform/real/driver.hpp>
+#elif defined(WEFT_FLAVOR_SIM)
+#include <weft/platform/sim/driver.hpp>
+#else
+#include <weft/platform/model/driver.hpp>
+#endif

@@ -1,0 +1,70 @@
+// weft/platform/real/driver.hpp — the production driver: a wake token in front of an OS backend.
+//
+// Invariants (token states, as in parker.hpp):
+//   empty     no wake pending, owner not asleep in the kernel
+//   sleeping  the owner is in (or about to enter) backend->block()
+//   notified  a wake is pending; the owner's next wait() consumes it and returns
+//   * notify() always leaves `notified`; it calls backend->wake() (a system call) only when it
+//     replaced `sleeping`, so a notify while the owner runs or spins costs one atomic exchange.
+//   * The owner moves empty->sleeping by CAS before blocking and back by exchange after; a wake()
+//     posted before the owner enters the kernel is an event the kernel keeps (a CQE, an eventfd
+//     count), so block() returns at once: no lost wake-up.
+//   * backend_ is set at construction and never changes; only wake() is called off the owner.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include <weft/platform/clock.hpp>
+#include <weft/platform/io_request.hpp>
+#include <weft/platform/parker.hpp>
+#include <weft/platform/real/driver_backend.hpp>
+#include <weft/platform/sync.hpp>
+
+namespace weft::platform {
+
+class driver {
+ public:
+  driver() : driver(driver_options{}) {}
+  explicit driver(const driver_options& options);
+  ~driver();
+  driver(const driver&) = delete;
+  driver& operator=(const driver&) = delete;
+
+  void wait(std::optional<instant> deadline);
+  void notify() noexcept {
+    // release: publishes the notifier's writes (inbox pushes) to the wait() that consumes the
+    // token with its acquire exchange/CAS.
+    if (state_.exchange(notified, std::memory_order_release) == sleeping) backend_->wake();
+  }
+
+  void submit(io_operation& op) { backend_->submit(op); }
+  void cancel(io_operation& op) { backend_->cancel(op); }
+  std::int64_t execute(const io_request& r) { return backend_->execute(r); }
+  std::size_t poll() { return backend_->poll(); }
+  bool has_completions() const noexcept { return backend_->has_completions(); }
+  std::size_t in_flight() const noexcept { return backend_->in_flight(); }
+  void reap_all() { backend_->reap_all(); }
+  io_driver_status status() const noexcept { return {backend_->kind(), fallback_reason_}; }
+
+ private:
+  static constexpr std::uint32_t empty = 0;
+  static constexpr std::uint32_t sleeping = 1;
+  static constexpr std::uint32_t notified = 2;
+
+  bool try_consume_token() noexcept {
+    std::uint32_t expected = notified;
+    // acquire: pairs with notify()'s release exchange.
+    return state_.compare_exchange_strong(expected, empty, std::memory_order_acquire,
+                                          std::memory_order_relaxed);
+  }
+  bool spin(std::optional<instant> deadline);
+
+  std::unique_ptr<driver_backend> backend_;
+  std::optional<io_unavailable> fallback_reason_;
+  bool last_wake_prompt_ = true;  // owner only: did the last spin end within its quiet part?
+  sync::atomic<std::uint32_t> state_{empty};
+};
+
+}  // namespace weft::platform

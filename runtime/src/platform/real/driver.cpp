@@ -1,0 +1,99 @@
+// driver.cpp — the real driver: backend selection, and the owner's spin-then-block wait.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <weft/platform/real/driver.hpp>
+
+#include "backends.hpp"
+
+namespace weft::platform {
+
+namespace {
+
+// WEFT_DRIVER names a backend when the loop's options leave the choice automatic. Anything else
+// set there is a usage error, not a silent default.
+io_driver_choice choice_from_environment() {
+  const char* value = std::getenv("WEFT_DRIVER");
+  if (value == nullptr || *value == '\0') return io_driver_choice::automatic;
+  if (std::strcmp(value, "epoll") == 0) return io_driver_choice::epoll;
+  if (std::strcmp(value, "io_uring") == 0) return io_driver_choice::io_uring;
+  throw std::invalid_argument(std::string("WEFT_DRIVER must be \"epoll\" or \"io_uring\", not \"") + value + "\"");
+}
+
+}  // namespace
+
+driver::driver(const driver_options& options) {
+  io_driver_choice choice = options.choice;
+  bool from_environment = false;
+  if (choice == io_driver_choice::automatic) {
+    choice = choice_from_environment();
+    from_environment = choice != io_driver_choice::automatic;
+  }
+  if (choice == io_driver_choice::epoll) {
+    backend_ = make_epoll_backend();
+    fallback_reason_ = from_environment ? io_unavailable::forced_by_environment : io_unavailable::forced_by_option;
+    return;
+  }
+  io_unavailable why{};
+  backend_ = make_uring_backend(&why);
+  if (backend_) return;
+  if (choice == io_driver_choice::io_uring) {
+    throw io_unavailable_error(why, std::string("io_uring was required") +
+                                        (from_environment ? " (WEFT_DRIVER=io_uring)" : "") +
+                                        " but is unavailable: " + to_string(why));
+  }
+  backend_ = make_epoll_backend();
+  fallback_reason_ = why;
+}
+
+driver::~driver() = default;
+
+void driver::wait(std::optional<instant> deadline) {
+  backend_->flush();
+  if (spin(deadline)) return;
+  std::uint32_t expected = empty;
+  // acquire on failure: the only other value is `notified`, whose writes we must see (pairs with
+  // notify()'s release). On success, relaxed would do; both acquire keeps compilers content.
+  if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_acquire,
+                                      std::memory_order_acquire)) {
+    state_.store(empty, std::memory_order_relaxed);  // consume the token we already acquired
+    return;
+  }
+  backend_->block(deadline);
+  // acquire: pairs with notify()'s release when a token arrived meanwhile (consumed here).
+  (void)state_.exchange(empty, std::memory_order_acquire);
+}
+
+// Polls for a token or a completion for up to park_spin_budget before the owner sleeps: a wake
+// that arrives within it costs no system call on either side (parker.hpp explains the quiet and
+// yielding parts).
+bool driver::spin(std::optional<instant> deadline) {
+  if (try_consume_token() || backend_->has_completions()) return true;
+  if (park_spin_budget == duration::zero()) return false;
+  const instant start = clock::now();
+  instant until = start + park_spin_budget;
+  if (deadline && *deadline < until) until = *deadline;
+  const instant quiet_until = start + loop_park_spin_quiet;
+  const instant yield_from = last_wake_prompt_ ? quiet_until : start;
+  instant checked = start;
+  for (;;) {
+    for (int i = 0; i < park_spin_pauses_per_check; ++i) {
+      spin_pause();
+      // relaxed: a hint; try_consume_token() does the acquire.
+      if ((state_.load(std::memory_order_relaxed) == notified && try_consume_token()) ||
+          backend_->has_completions()) {
+        last_wake_prompt_ = checked < quiet_until;
+        return true;
+      }
+    }
+    checked = clock::now();
+    if (checked >= until) {
+      last_wake_prompt_ = false;
+      return false;
+    }
+    if (checked >= yield_from) yield_thread();
+  }
+}
+
+}  // namespace weft::platform

@@ -1,0 +1,124 @@
+// execute_now.cpp — one request as a plain system call, shared by both real backends.
+//
+// Control calls (socket, bind, listen, setsockopt...) never block and run here for either
+// backend. The epoll backend also runs the data opcodes here once readiness says they will not
+// block, and file opcodes (which readiness cannot predict) on its file thread.
+#include <cerrno>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "backends.hpp"
+
+extern char** environ;
+
+namespace weft::platform {
+
+namespace {
+
+std::int64_t result_of(long r) noexcept { return r < 0 ? -static_cast<std::int64_t>(errno) : r; }
+
+int open_pidfd(pid_t pid) noexcept {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+std::int64_t spawn_child(const spawn_request& s) noexcept {
+  posix_spawn_file_actions_t actions;
+  if (int err = posix_spawn_file_actions_init(&actions); err != 0) return -err;
+  int err = 0;
+  const int targets[3] = {STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO};
+  const int sources[3] = {s.stdin_fd, s.stdout_fd, s.stderr_fd};
+  for (int i = 0; i < 3 && err == 0; ++i) {
+    if (sources[i] >= 0) err = posix_spawn_file_actions_adddup2(&actions, sources[i], targets[i]);
+  }
+  if (err == 0 && s.working_directory != nullptr) {
+    err = posix_spawn_file_actions_addchdir_np(&actions, s.working_directory);
+  }
+  pid_t pid = -1;
+  if (err == 0) {
+    err = posix_spawnp(&pid, s.argv[0], &actions, nullptr, const_cast<char* const*>(s.argv),
+                       s.envp ? const_cast<char* const*>(s.envp) : environ);
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) return -err;
+  if (s.pidfd_out != nullptr) *s.pidfd_out = open_pidfd(pid);
+  return pid;
+}
+
+}  // namespace
+
+std::int64_t execute_now(const io_request& r) noexcept {
+  switch (r.opcode) {
+    case io_opcode::nop: return 0;
+    case io_opcode::read:
+      return result_of(r.offset == io_offset_current ? ::read(r.fd, r.data, r.size)
+                                                     : ::pread(r.fd, r.data, r.size, static_cast<off_t>(r.offset)));
+    case io_opcode::write:
+      return result_of(r.offset == io_offset_current ? ::write(r.fd, r.data, r.size)
+                                                     : ::pwrite(r.fd, r.data, r.size, static_cast<off_t>(r.offset)));
+    case io_opcode::readv:
+      return result_of(r.offset == io_offset_current
+                           ? ::readv(r.fd, static_cast<const iovec*>(r.data), static_cast<int>(r.size))
+                           : ::preadv(r.fd, static_cast<const iovec*>(r.data), static_cast<int>(r.size),
+                                      static_cast<off_t>(r.offset)));
+    case io_opcode::writev:
+      return result_of(r.offset == io_offset_current
+                           ? ::writev(r.fd, static_cast<const iovec*>(r.data), static_cast<int>(r.size))
+                           : ::pwritev(r.fd, static_cast<const iovec*>(r.data), static_cast<int>(r.size),
+                                       static_cast<off_t>(r.offset)));
+    case io_opcode::recv: return result_of(::recv(r.fd, r.data, r.size, r.flags));
+    case io_opcode::send: return result_of(::send(r.fd, r.data, r.size, r.flags | MSG_NOSIGNAL));
+    case io_opcode::recvmsg: return result_of(::recvmsg(r.fd, static_cast<msghdr*>(r.data), r.flags));
+    case io_opcode::sendmsg:
+      return result_of(::sendmsg(r.fd, static_cast<const msghdr*>(r.data), r.flags | MSG_NOSIGNAL));
+    case io_opcode::accept: return result_of(::accept4(r.fd, r.addr, r.addr_len, r.flags));
+    case io_opcode::connect: return result_of(::connect(r.fd, r.addr, r.addr_size));
+    case io_opcode::poll: {
+      pollfd p{r.fd, static_cast<short>(r.flags), 0};
+      const int n = ::poll(&p, 1, 0);
+      if (n < 0) return -errno;
+      return n == 0 ? -EAGAIN : p.revents;
+    }
+    case io_opcode::openat:
+      return result_of(::openat(r.dirfd, r.path, r.flags, static_cast<mode_t>(r.mode)));
+    case io_opcode::fsync:
+      return result_of((r.flags & io_fsync_data_only) != 0 ? ::fdatasync(r.fd) : ::fsync(r.fd));
+    case io_opcode::statx:
+      return result_of(::statx(r.dirfd, r.path, r.flags, r.mode, static_cast<struct statx*>(r.data)));
+    case io_opcode::ftruncate: return result_of(::ftruncate(r.fd, static_cast<off_t>(r.offset)));
+    case io_opcode::unlinkat: return result_of(::unlinkat(r.dirfd, r.path, r.flags));
+    case io_opcode::renameat: return result_of(::renameat(r.dirfd, r.path, r.dirfd, r.path2));
+    case io_opcode::shutdown: return result_of(::shutdown(r.fd, r.flags));
+    case io_opcode::socket: return result_of(::socket(r.fd, r.flags, static_cast<int>(r.mode)));
+    case io_opcode::bind: return result_of(::bind(r.fd, r.addr, r.addr_size));
+    case io_opcode::listen: return result_of(::listen(r.fd, static_cast<int>(r.size)));
+    case io_opcode::setsockopt:
+      return result_of(::setsockopt(r.fd, r.flags, static_cast<int>(r.mode), r.data, static_cast<socklen_t>(r.size)));
+    case io_opcode::getsockopt: {
+      socklen_t len = static_cast<socklen_t>(r.size);
+      const int rc = ::getsockopt(r.fd, r.flags, static_cast<int>(r.mode), r.data, &len);
+      if (rc < 0) return -errno;
+      if (r.addr_len != nullptr) *r.addr_len = len;
+      return 0;
+    }
+    case io_opcode::getsockname: return result_of(::getsockname(r.fd, r.addr, r.addr_len));
+    case io_opcode::getpeername: return result_of(::getpeername(r.fd, r.addr, r.addr_len));
+    case io_opcode::close: return result_of(::close(r.fd));
+    case io_opcode::spawn: return spawn_child(*static_cast<const spawn_request*>(r.data));
+  }
+  return -EINVAL;
+}
+
+}  // namespace weft::platform
