@@ -24,6 +24,7 @@
 //   renameat           dirfd, path, path2
 //   shutdown           fd, flags (SHUT_RD / SHUT_WR / SHUT_RDWR)
 //   socket             domain (in fd), type (flags), protocol (mode)        [execute only]
+//   socketpair         domain (in fd), type (flags), data (int[2] out)      [execute only]
 //   bind, listen       fd, addr, addr_size / fd, size (backlog)             [execute only]
 //   setsockopt         fd, level (flags), optname (mode), data, size        [execute only]
 //   getsockopt         fd, level, optname, data, size (in: capacity; out via addr_len) [execute]
@@ -107,6 +108,7 @@ enum class io_opcode : std::uint8_t {
   shutdown,
   // execute-only control calls
   socket,
+  socketpair,
   bind,
   listen,
   setsockopt,
@@ -143,9 +145,12 @@ class io_operation : public io_request {
  public:
   virtual void complete(std::int64_t result) noexcept = 0;
 
-  // The driver's own bookkeeping (a slot index, a list link); nothing above the seam reads it.
+  // The driver's own bookkeeping (a stage, list links, a result held back); nothing above the
+  // seam reads or writes these.
   std::uintptr_t driver_slot = 0;
   io_operation* driver_next = nullptr;
+  io_operation* driver_prev = nullptr;
+  std::int64_t driver_result = 0;
 
  protected:
   ~io_operation() = default;

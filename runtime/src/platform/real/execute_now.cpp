@@ -102,6 +102,7 @@ std::int64_t execute_now(const io_request& r) noexcept {
     case io_opcode::renameat: return result_of(::renameat(r.dirfd, r.path, r.dirfd, r.path2));
     case io_opcode::shutdown: return result_of(::shutdown(r.fd, r.flags));
     case io_opcode::socket: return result_of(::socket(r.fd, r.flags, static_cast<int>(r.mode)));
+    case io_opcode::socketpair: return result_of(::socketpair(r.fd, r.flags, 0, static_cast<int*>(r.data)));
     case io_opcode::bind: return result_of(::bind(r.fd, r.addr, r.addr_size));
     case io_opcode::listen: return result_of(::listen(r.fd, static_cast<int>(r.size)));
     case io_opcode::setsockopt:
