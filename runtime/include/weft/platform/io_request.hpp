@@ -32,6 +32,9 @@
 //   getpeername        fd, addr, addr_len                                   [execute only]
 //   close              fd                                                   [execute only]
 //   spawn              data (const spawn_request*); result is the pid, *pidfd set [execute only]
+//   pipe               data (int[2] out), flags (O_CLOEXEC...)              [execute only]
+//   waitid             fd (a pidfd), data (siginfo_t*), flags (WEXITED | WNOHANG) [execute only]
+//   kill               fd (a pidfd), flags (the signal)                     [execute only]
 #pragma once
 
 #include <cstddef>
@@ -117,6 +120,9 @@ enum class io_opcode : std::uint8_t {
   getpeername,
   close,
   spawn,
+  pipe,
+  waitid,
+  kill,
 };
 
 inline constexpr std::uint64_t io_offset_current = ~std::uint64_t{0};

@@ -142,6 +142,10 @@ class io_leaf {
   io_leaf& operator=(io_leaf&&) = delete;
   ~io_leaf() { release(); }
 
+  // The operation before submission (to fill in more of its request), or null for an immediate
+  // result.
+  Op* operation() noexcept { return submitted_ ? nullptr : op_; }
+
   bool poll_ready(const waker& w) {
     if (op_ == nullptr) return true;
     if (!submitted_) {
