@@ -302,6 +302,24 @@ TEST(driver_epoll, reads_parked_on_one_socket_complete_in_submission_order) {
   close_pair(d, p);
 }
 
+TEST(driver_epoll, a_pipe_read_waits_for_the_writer_and_sees_its_end) {
+  platform::driver d(epoll_options());
+  int ends[2] = {-1, -1};
+  ASSERT_EQ(::pipe2(ends, O_CLOEXEC), 0);
+  char buffer[8] = {};
+  recorded_op first = read_op(ends[0], buffer, sizeof buffer);
+  d.submit(first);
+  EXPECT_EQ(d.poll(), 0u);
+  ASSERT_EQ(::write(ends[1], "pipe", 4), 4);
+  expect_completion(d, first, 4);
+  recorded_op at_end = read_op(ends[0], buffer, sizeof buffer);
+  d.submit(at_end);
+  EXPECT_EQ(d.poll(), 0u);
+  EXPECT_EQ(close_via(d, ends[1]), 0);  // the reader then sees end of file
+  expect_completion(d, at_end, 0);
+  EXPECT_EQ(close_via(d, ends[0]), 0);
+}
+
 TEST(driver_epoll, a_write_completes_and_the_peer_receives_it) {
   platform::driver d(epoll_options());
   const socket_pair p = make_socket_pair();
@@ -437,6 +455,21 @@ TEST(driver_epoll, reap_all_cancels_and_delivers_every_parked_operation) {
   EXPECT_FALSE(d.has_completions());
   close_pair(d, p);
   EXPECT_EQ(close_via(d, listener), 0);
+}
+
+TEST(driver_epoll, destroying_the_driver_completes_what_is_parked) {
+  const socket_pair p = make_socket_pair();
+  char buffer[8] = {};
+  recorded_op op = read_op(p.fd[0], buffer, sizeof buffer);
+  {
+    platform::driver d(epoll_options());
+    d.submit(op);
+    EXPECT_EQ(d.poll(), 0u);
+  }
+  EXPECT_EQ(op.completions, 1);
+  EXPECT_EQ(op.result, -ECANCELED);
+  ::close(p.fd[0]);
+  ::close(p.fd[1]);
 }
 
 // ---- the file thread ---------------------------------------------------------------------------
