@@ -168,7 +168,7 @@ TEST_P(file_io, a_child_process_pipeline_runs_and_is_waited_for) {
   }());
 }
 
-INSTANTIATE_TEST_SUITE_P(drivers, file_io, ::testing::Values(io_driver_choice::io_uring), io_test::driver_name);
+INSTANTIATE_TEST_SUITE_P(drivers, file_io, ::testing::Values(io_driver_choice::io_uring, io_driver_choice::epoll), io_test::driver_name);
 
 }  // namespace
 }  // namespace weft

@@ -286,7 +286,7 @@ TEST_P(tcp, creating_a_socket_outside_a_loop_is_a_usage_error) {
   EXPECT_THROW((void)tcp_listener::bind(socket_address::ipv4_loopback(0)), usage_error);
 }
 
-INSTANTIATE_TEST_SUITE_P(drivers, tcp, ::testing::Values(io_driver_choice::io_uring), io_test::driver_name);
+INSTANTIATE_TEST_SUITE_P(drivers, tcp, ::testing::Values(io_driver_choice::io_uring, io_driver_choice::epoll), io_test::driver_name);
 
 }  // namespace
 }  // namespace weft
