@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <weft/platform/clock.hpp>
@@ -172,6 +173,26 @@ recorded_op connect_op(int fd, sockaddr_in& to) {
   op.addr_size = sizeof to;
   return op;
 }
+
+// Any byte-moving opcode over `n` bytes at `bytes`: plain, vectored (one iovec) or as a message.
+struct transfer {
+  iovec iov{};
+  msghdr msg{};
+  recorded_op op;
+
+  transfer(io_opcode code, int fd, char* bytes, std::size_t n) : op(data_op(code, fd, bytes, n)) {
+    iov.iov_base = bytes;
+    iov.iov_len = n;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (code == io_opcode::readv || code == io_opcode::writev) {
+      op.data = &iov;
+      op.size = 1;
+    } else if (code == io_opcode::recvmsg || code == io_opcode::sendmsg) {
+      op.data = &msg;
+    }
+  }
+};
 
 // Fills fd's send buffer until the kernel refuses more.
 void fill_send_buffer(int fd) {
@@ -340,19 +361,39 @@ TEST(driver_epoll, a_write_completes_and_the_peer_receives_it) {
   close_pair(d, p);
 }
 
-TEST(driver_epoll, a_send_to_a_full_socket_waits_until_the_peer_reads) {
-  platform::driver d(epoll_options());
-  const socket_pair p = make_socket_pair();
-  ASSERT_EQ(::fcntl(p.fd[0], F_SETFL, ::fcntl(p.fd[0], F_GETFL) | O_NONBLOCK), 0);
-  fill_send_buffer(p.fd[0]);
-  char payload[] = "z";
-  recorded_op op = data_op(io_opcode::send, p.fd[0], payload, 1);
-  d.submit(op);
-  EXPECT_EQ(d.poll(), 0u);
-  EXPECT_EQ(op.completions, 0);
-  drain_receive_buffer(p.fd[1]);
-  expect_completion(d, op, 1);
-  close_pair(d, p);
+TEST(driver_epoll, every_receiving_opcode_waits_for_data) {
+  for (const io_opcode code : {io_opcode::read, io_opcode::readv, io_opcode::recv, io_opcode::recvmsg}) {
+    SCOPED_TRACE(static_cast<int>(code));
+    platform::driver d(epoll_options());
+    const socket_pair p = make_socket_pair();
+    char buffer[4] = {};
+    transfer t(code, p.fd[0], buffer, sizeof buffer);
+    d.submit(t.op);
+    EXPECT_EQ(d.poll(), 0u);
+    EXPECT_EQ(t.op.completions, 0);
+    ASSERT_EQ(::write(p.fd[1], "data", 4), 4);
+    expect_completion(d, t.op, 4);
+    EXPECT_EQ(std::string(buffer, 4), "data");
+    close_pair(d, p);
+  }
+}
+
+TEST(driver_epoll, every_sending_opcode_waits_for_room) {
+  for (const io_opcode code : {io_opcode::write, io_opcode::writev, io_opcode::send, io_opcode::sendmsg}) {
+    SCOPED_TRACE(static_cast<int>(code));
+    platform::driver d(epoll_options());
+    const socket_pair p = make_socket_pair();
+    ASSERT_EQ(::fcntl(p.fd[0], F_SETFL, ::fcntl(p.fd[0], F_GETFL) | O_NONBLOCK), 0);
+    fill_send_buffer(p.fd[0]);
+    char payload[] = "z";
+    transfer t(code, p.fd[0], payload, 1);
+    d.submit(t.op);
+    EXPECT_EQ(d.poll(), 0u);
+    EXPECT_EQ(t.op.completions, 0);
+    drain_receive_buffer(p.fd[1]);
+    expect_completion(d, t.op, 1);
+    close_pair(d, p);
+  }
 }
 
 TEST(driver_epoll, accept_and_connect_meet_on_loopback) {
