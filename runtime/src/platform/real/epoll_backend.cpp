@@ -160,6 +160,12 @@ class epoll_backend final : public driver_backend {
   // Every submission reached the kernel (or the file thread) inside submit().
   void flush() override {}
 
+  // A file-thread result (or a notify) can land at any point relative to the owner:
+  //   1. while the owner runs: the next poll() takes it; the eventfd count makes a later block()
+  //      return at once, spuriously, and is drained there;
+  //   2. while the driver spins: has_completions() sees the file thread's hint;
+  //   3. after the check below, before or during epoll_pwait2: the eventfd is readable, so the
+  //      wait returns at once or is woken.
   void block(std::optional<instant> deadline) override {
     if (has_completions()) return;
     for (;;) {
