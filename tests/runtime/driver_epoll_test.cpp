@@ -582,6 +582,33 @@ TEST(driver_epoll, a_cancelled_file_operation_completes_exactly_once) {
   if (stat.result == -ECANCELED) ::unlink(path.c_str());
 }
 
+TEST(driver_epoll, file_operations_cancelled_while_the_thread_runs_each_complete_once) {
+  constexpr int operations = 64;
+  platform::driver d(epoll_options());
+  const std::string missing = ::testing::TempDir() + "weft_epoll_never_created";
+  std::vector<std::unique_ptr<recorded_op>> ops;
+  for (int i = 0; i < operations; ++i) {
+    auto op = std::make_unique<recorded_op>(io_opcode::unlinkat);
+    op->path = missing.c_str();
+    d.submit(*op);
+    ops.push_back(std::move(op));
+  }
+  drive_until_complete(d, *ops[operations / 4]);  // some delivered, the rest in any state
+  // Delivered, finished, running or not started: each cancel races the thread, and the loser
+  // must not complete anything a second time.
+  for (int i = 0; i < operations; i += 2) d.cancel(*ops[i]);
+  for (const auto& op : ops) drive_until_complete(d, *op);
+  EXPECT_EQ(d.in_flight(), 0u);
+  for (int i = 0; i < operations; ++i) {
+    EXPECT_EQ(ops[i]->completions, 1);
+    if (i % 2 == 0) {
+      EXPECT_TRUE(ops[i]->result == -ECANCELED || ops[i]->result == -ENOENT) << ops[i]->result;
+    } else {
+      EXPECT_EQ(ops[i]->result, -ENOENT);
+    }
+  }
+}
+
 TEST(driver_epoll, reap_all_waits_for_the_file_thread) {
   platform::driver d(epoll_options());
   const std::string path = temp_path("weft_epoll_reap_");
