@@ -681,3 +681,22 @@ TEST(epoll_backend, a_wake_from_another_thread_ends_a_block) {
   backend->block(std::nullopt);  // a lost wake hangs here
   other.join();
 }
+
+// poll() looks at epoll while something is parked; a wake it sees there is still block()'s.
+TEST(epoll_backend, a_wake_seen_by_poll_still_ends_the_next_block) {
+  const auto backend = platform::make_epoll_backend();
+  const socket_pair p = make_socket_pair();
+  char buffer[8] = {};
+  recorded_op op = read_op(p.fd[0], buffer, sizeof buffer);
+  backend->submit(op);
+  EXPECT_EQ(backend->poll(), 0u);  // parked
+  backend->wake();
+  EXPECT_EQ(backend->poll(), 0u);
+  const auto give_up = platform::clock::now() + hang_guard;
+  backend->block(give_up);
+  EXPECT_LT(platform::clock::now(), give_up) << "the wake was lost";
+  backend->reap_all();
+  EXPECT_EQ(op.completions, 1);
+  ::close(p.fd[0]);
+  ::close(p.fd[1]);
+}
