@@ -19,6 +19,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <weft/platform/clock.hpp>
@@ -172,6 +173,26 @@ recorded_op connect_op(int fd, sockaddr_in& to) {
   op.addr_size = sizeof to;
   return op;
 }
+
+// Any byte-moving opcode over `n` bytes at `bytes`: plain, vectored (one iovec) or as a message.
+struct transfer {
+  iovec iov{};
+  msghdr msg{};
+  recorded_op op;
+
+  transfer(io_opcode code, int fd, char* bytes, std::size_t n) : op(data_op(code, fd, bytes, n)) {
+    iov.iov_base = bytes;
+    iov.iov_len = n;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (code == io_opcode::readv || code == io_opcode::writev) {
+      op.data = &iov;
+      op.size = 1;
+    } else if (code == io_opcode::recvmsg || code == io_opcode::sendmsg) {
+      op.data = &msg;
+    }
+  }
+};
 
 // Fills fd's send buffer until the kernel refuses more.
 void fill_send_buffer(int fd) {
@@ -340,19 +361,39 @@ TEST(driver_epoll, a_write_completes_and_the_peer_receives_it) {
   close_pair(d, p);
 }
 
-TEST(driver_epoll, a_send_to_a_full_socket_waits_until_the_peer_reads) {
-  platform::driver d(epoll_options());
-  const socket_pair p = make_socket_pair();
-  ASSERT_EQ(::fcntl(p.fd[0], F_SETFL, ::fcntl(p.fd[0], F_GETFL) | O_NONBLOCK), 0);
-  fill_send_buffer(p.fd[0]);
-  char payload[] = "z";
-  recorded_op op = data_op(io_opcode::send, p.fd[0], payload, 1);
-  d.submit(op);
-  EXPECT_EQ(d.poll(), 0u);
-  EXPECT_EQ(op.completions, 0);
-  drain_receive_buffer(p.fd[1]);
-  expect_completion(d, op, 1);
-  close_pair(d, p);
+TEST(driver_epoll, every_receiving_opcode_waits_for_data) {
+  for (const io_opcode code : {io_opcode::read, io_opcode::readv, io_opcode::recv, io_opcode::recvmsg}) {
+    SCOPED_TRACE(static_cast<int>(code));
+    platform::driver d(epoll_options());
+    const socket_pair p = make_socket_pair();
+    char buffer[4] = {};
+    transfer t(code, p.fd[0], buffer, sizeof buffer);
+    d.submit(t.op);
+    EXPECT_EQ(d.poll(), 0u);
+    EXPECT_EQ(t.op.completions, 0);
+    ASSERT_EQ(::write(p.fd[1], "data", 4), 4);
+    expect_completion(d, t.op, 4);
+    EXPECT_EQ(std::string(buffer, 4), "data");
+    close_pair(d, p);
+  }
+}
+
+TEST(driver_epoll, every_sending_opcode_waits_for_room) {
+  for (const io_opcode code : {io_opcode::write, io_opcode::writev, io_opcode::send, io_opcode::sendmsg}) {
+    SCOPED_TRACE(static_cast<int>(code));
+    platform::driver d(epoll_options());
+    const socket_pair p = make_socket_pair();
+    ASSERT_EQ(::fcntl(p.fd[0], F_SETFL, ::fcntl(p.fd[0], F_GETFL) | O_NONBLOCK), 0);
+    fill_send_buffer(p.fd[0]);
+    char payload[] = "z";
+    transfer t(code, p.fd[0], payload, 1);
+    d.submit(t.op);
+    EXPECT_EQ(d.poll(), 0u);
+    EXPECT_EQ(t.op.completions, 0);
+    drain_receive_buffer(p.fd[1]);
+    expect_completion(d, t.op, 1);
+    close_pair(d, p);
+  }
 }
 
 TEST(driver_epoll, accept_and_connect_meet_on_loopback) {
@@ -541,6 +582,33 @@ TEST(driver_epoll, a_cancelled_file_operation_completes_exactly_once) {
   if (stat.result == -ECANCELED) ::unlink(path.c_str());
 }
 
+TEST(driver_epoll, file_operations_cancelled_while_the_thread_runs_each_complete_once) {
+  constexpr int operations = 64;
+  platform::driver d(epoll_options());
+  const std::string missing = ::testing::TempDir() + "weft_epoll_never_created";
+  std::vector<std::unique_ptr<recorded_op>> ops;
+  for (int i = 0; i < operations; ++i) {
+    auto op = std::make_unique<recorded_op>(io_opcode::unlinkat);
+    op->path = missing.c_str();
+    d.submit(*op);
+    ops.push_back(std::move(op));
+  }
+  drive_until_complete(d, *ops[operations / 4]);  // some delivered, the rest in any state
+  // Delivered, finished, running or not started: each cancel races the thread, and the loser
+  // must not complete anything a second time.
+  for (int i = 0; i < operations; i += 2) d.cancel(*ops[i]);
+  for (const auto& op : ops) drive_until_complete(d, *op);
+  EXPECT_EQ(d.in_flight(), 0u);
+  for (int i = 0; i < operations; ++i) {
+    EXPECT_EQ(ops[i]->completions, 1);
+    if (i % 2 == 0) {
+      EXPECT_TRUE(ops[i]->result == -ECANCELED || ops[i]->result == -ENOENT) << ops[i]->result;
+    } else {
+      EXPECT_EQ(ops[i]->result, -ENOENT);
+    }
+  }
+}
+
 TEST(driver_epoll, reap_all_waits_for_the_file_thread) {
   platform::driver d(epoll_options());
   const std::string path = temp_path("weft_epoll_reap_");
@@ -612,4 +680,23 @@ TEST(epoll_backend, a_wake_from_another_thread_ends_a_block) {
   });
   backend->block(std::nullopt);  // a lost wake hangs here
   other.join();
+}
+
+// poll() looks at epoll while something is parked; a wake it sees there is still block()'s.
+TEST(epoll_backend, a_wake_seen_by_poll_still_ends_the_next_block) {
+  const auto backend = platform::make_epoll_backend();
+  const socket_pair p = make_socket_pair();
+  char buffer[8] = {};
+  recorded_op op = read_op(p.fd[0], buffer, sizeof buffer);
+  backend->submit(op);
+  EXPECT_EQ(backend->poll(), 0u);  // parked
+  backend->wake();
+  EXPECT_EQ(backend->poll(), 0u);
+  const auto give_up = platform::clock::now() + hang_guard;
+  backend->block(give_up);
+  EXPECT_LT(platform::clock::now(), give_up) << "the wake was lost";
+  backend->reap_all();
+  EXPECT_EQ(op.completions, 1);
+  ::close(p.fd[0]);
+  ::close(p.fd[1]);
 }

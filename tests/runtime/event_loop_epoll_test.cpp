@@ -4,13 +4,40 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <thread>
+#include <utility>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <weft/weft.hpp>
 
 using namespace std::chrono_literals;
 
 namespace {
+
+// A read that records its result and then runs `then` (on the loop's thread, inside its turn).
+class read_then final : public weft::platform::io_operation {
+ public:
+  read_then(int on, char* buffer, std::size_t capacity, std::function<void()> then) : then_(std::move(then)) {
+    opcode = weft::platform::io_opcode::read;
+    fd = on;
+    data = buffer;
+    size = capacity;
+  }
+  void complete(std::int64_t r) noexcept override {
+    result = r;
+    ++completions;
+    then_();
+  }
+  std::int64_t result = 0;
+  int completions = 0;
+
+ private:
+  std::function<void()> then_;
+};
 
 weft::event_loop::options epoll_loop_options() {
   weft::event_loop::options opts;
@@ -41,7 +68,7 @@ TEST(event_loop_epoll, a_timeout_fires_while_the_loop_waits_in_epoll) {
 TEST(event_loop_epoll, a_remote_macrotask_wakes_the_loop_from_its_wait) {
   weft::event_loop loop(epoll_loop_options());
   bool timer_fired = false;
-  const weft::timer_id far = loop.set_timeout(60s, [&] { timer_fired = true; });
+  const weft::timer_id far = loop.set_timeout(10s, [&] { timer_fired = true; });
   bool remote_ran = false;
   bool cleared = false;
   auto handle = loop.handle();
@@ -57,4 +84,36 @@ TEST(event_loop_epoll, a_remote_macrotask_wakes_the_loop_from_its_wait) {
   EXPECT_TRUE(remote_ran);
   EXPECT_TRUE(cleared);
   EXPECT_FALSE(timer_fired);
+}
+
+// run() keeps going while an operation is in flight and sleeps in epoll; the descriptor's
+// readiness ends that sleep. The read's completion clears the far timer, which fires only if
+// that wake-up was lost (a later turn would still deliver the read).
+TEST(event_loop_epoll, readiness_of_a_parked_read_wakes_the_loop_from_its_wait) {
+  weft::event_loop loop(epoll_loop_options());
+  auto& driver = loop.shared()->driver;
+  int ends[2] = {-1, -1};
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+  bool guard_fired = false;
+  const weft::timer_id guard = loop.set_timeout(10s, [&] { guard_fired = true; });
+  char buffer[8] = {};
+  read_then op(ends[0], buffer, sizeof buffer, [&] { (void)loop.clear_timer(guard); });
+  driver.submit(op);
+  EXPECT_EQ(loop.io_in_flight(), 1u);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(20ms);  // lets the loop go to sleep first (not required)
+    ASSERT_EQ(::write(ends[1], "io", 2), 2);
+  });
+  loop.run();
+  writer.join();
+  EXPECT_FALSE(guard_fired);
+  EXPECT_EQ(op.completions, 1);
+  EXPECT_EQ(op.result, 2);
+  EXPECT_EQ(loop.io_in_flight(), 0u);
+  for (const int end : ends) {
+    weft::platform::io_request close;
+    close.opcode = weft::platform::io_opcode::close;
+    close.fd = end;
+    EXPECT_EQ(driver.execute(close), 0);
+  }
 }

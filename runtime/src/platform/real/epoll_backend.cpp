@@ -19,8 +19,9 @@
 //     left as they are. The kind is learnt once per descriptor number (fstat) and forgotten when
 //     execute(close) closes it, or when the kernel hands the number out again (socket, accept,
 //     openat results): whatever was parked on the old one completes with -ECANCELED.
-//   * wake() writes the eventfd from any thread; its count persists until block() or poll()
-//     drains it, so a wake posted at any time since block() last returned ends the next block().
+//   * wake() writes the eventfd from any thread; its count persists until block() drains it on
+//     its way out (poll() sees it but leaves it), so a wake posted at any time since block()
+//     last returned ends the next block().
 //   * The ready list and the fd table are owner-only: only wake() and the file thread run
 //     elsewhere, and the file thread hands results back under its own lock.
 #include <array>
@@ -160,6 +161,12 @@ class epoll_backend final : public driver_backend {
   // Every submission reached the kernel (or the file thread) inside submit().
   void flush() override {}
 
+  // A file-thread result (or a notify) can land at any point relative to the owner:
+  //   1. while the owner runs: the next poll() takes it; the eventfd count makes a later block()
+  //      return at once, spuriously, and is drained there;
+  //   2. while the driver spins: has_completions() sees the file thread's hint;
+  //   3. after the check below, before or during epoll_pwait2: the eventfd is readable, so the
+  //      wait returns at once or is woken.
   void block(std::optional<instant> deadline) override {
     if (has_completions()) return;
     for (;;) {
@@ -168,7 +175,7 @@ class epoll_backend final : public driver_backend {
         const duration left = *deadline - clock::now();
         timeout = left > duration::zero() ? left : duration::zero();
       }
-      const bool woken = take_events(timeout);
+      const bool woken = take_events(timeout, wake_use::drain);
       if (woken || has_completions()) return;
       // Only a timeout, a signal or readiness that came to nothing: sleep on unless the deadline
       // has really passed (the kernel's clock and ours are the same CLOCK_MONOTONIC).
@@ -242,7 +249,7 @@ class epoll_backend final : public driver_backend {
 
   std::size_t poll() override {
     collect_file_results();
-    if (parked_count_ > 0) (void)take_events(duration::zero());
+    if (parked_count_ > 0) (void)take_events(duration::zero(), wake_use::leave);
     return deliver();
   }
 
@@ -447,15 +454,17 @@ class epoll_backend final : public driver_backend {
   }
 
   // Waits up to `timeout` (none: forever) for epoll events and acts on them: parked operations
-  // that can now run do, landing on ready_. Returns whether a wake() was among the events.
-  bool take_events(std::optional<duration> timeout) {
+  // that can now run do, landing on ready_. Returns whether a wake() was among the events, and
+  // drains it only for block(), which is about to return because of it.
+  enum class wake_use : std::uint8_t { drain, leave };
+  bool take_events(std::optional<duration> timeout, wake_use wakes) {
     const int n = wait_for_events(timeout);
     bool woken = false;
     for (int i = 0; i < n; ++i) {
       const int fd = events_[static_cast<std::size_t>(i)].data.fd;
       if (fd == wake_fd_) {
         std::uint64_t count = 0;
-        (void)!::read(wake_fd_, &count, sizeof count);  // EAGAIN: another drain took it
+        if (wakes == wake_use::drain) (void)!::read(wake_fd_, &count, sizeof count);
         woken = true;
         continue;
       }
