@@ -18,7 +18,7 @@
 //      scenario=<figure>     runtime=<NAME> value=<round trips/s> unit=rt/s
 //      scenario=<figure>_p50 runtime=<NAME> value=<µs> unit=us
 //      scenario=<figure>_p99 runtime=<NAME> value=<µs> unit=us
-//      scenario=<figure>_cpu runtime=<NAME> value=<server CPU ms per 100,000 round trips> unit=ms
+//      scenario=<figure>_cpu runtime=<NAME> value=<server CPU ms per 100,000 round trips> unit=ms/100k
 // A bad flag ends it before any connection with one line naming the flag and exit status 2.
 #include "../tool_flags.hpp"
 
@@ -401,7 +401,7 @@ int main(int argc, char** argv) {
   report(o, "", n / o.seconds, "rt/s");
   report(o, "_p50", h.quantile_ns(0.50) / 1000.0, "us");
   report(o, "_p99", h.quantile_ns(0.99) / 1000.0, "us");
-  report(o, "_cpu", cpu_ms * round_trips_per_cpu_figure / n, "ms");
+  report(o, "_cpu", cpu_ms * round_trips_per_cpu_figure / n, "ms/100k");
   std::fflush(stdout);
   return 0;
 }

