@@ -126,11 +126,16 @@ declare -A file_reader=(
 )
 file_runtimes=(pread)
 file_bytes=$(python3 -c "import sys; print(max(1, round(256 * 2**20 // 4096 * float(sys.argv[1]))) * 4096)" "$scale")
-if [ ${#weft_io_targets[@]} = 2 ]; then
+# weft joins each I/O scenario whose program it has.
+if [[ " ${weft_io_targets[*]} " == *" tools/bench/weft-echo-server "* ]]; then
   echo_runtimes=(weft "${echo_runtimes[@]}")
+else
+  log "weft-echo-server is not built (the runtime has no socket API yet): tcp_echo runs without weft"
+fi
+if [[ " ${weft_io_targets[*]} " == *" tools/bench/weft-bench-file-read "* ]]; then
   file_runtimes=(weft "${file_runtimes[@]}")
 else
-  log "weft's I/O programs are not built (the runtime has no socket/file API yet): tcp_echo and file_read run without weft"
+  log "weft-bench-file-read is not built (the runtime has no file API yet): file_read runs without weft"
 fi
 
 free_port() {
