@@ -49,7 +49,7 @@ awaitable<void> accept_loop(tcp::acceptor& acceptor) {
       std::fprintf(stderr, "weft-echo-asio: accept: %s\n", ec.message().c_str());
       continue;
     }
-    socket.set_option(tcp::no_delay(true));
+    socket.set_option(tcp::no_delay(true), ec);  // best effort: a peer may already have reset
     asio::co_spawn(acceptor.get_executor(), serve(std::move(socket)), asio::detached);
   }
 }

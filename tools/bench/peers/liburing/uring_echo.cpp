@@ -134,7 +134,7 @@ class worker {
       case op_accept:
         if (res >= 0) {
           const int one = 1;
-          ::setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+          ::setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);  // best effort, as in the peers
           auto* fresh = new connection;
           fresh->fd = res;
           arm_recv(fresh);
