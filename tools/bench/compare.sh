@@ -145,7 +145,7 @@ free_port() {
 # Starts echo server $1 on a free port, waits until it answers (10 s at most), runs the client with
 # load $2 (figure:connections:bytes), stops the server. Non-zero when any step fails.
 run_echo() {
-  local rt=$1 figure connections bytes port pid status=0
+  local rt=$1 figure connections bytes port pid i status=0
   IFS=: read -r figure connections bytes <<<"$2"
   port=$(free_port)
   "${echo_server[$rt]}" --port "$port" --threads "$echo_threads" 2>>"$err" &
