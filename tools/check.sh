@@ -18,8 +18,9 @@
 #      copy of the tree and rebuilt, must each be killed by the simulator or the properties
 #      (docs/mutation.md; meson test --suite mutation);
 #   9. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
-#      the peers' packages, builds weft in release and the tokio, async-executor and Asio peers,
-#      runs one round and checks that every runtime printed every figure; never a time).
+#      the peers' packages, builds weft in release, the tokio, async-executor and Asio peers and
+#      the I/O scenarios' echo servers and load client, runs one round and checks that every
+#      runtime printed every figure; never a time).
 # (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
 # confuses TSan and ASan; the sim flavor is checked by its own oracles in stages 6 and 7.)
 set -euo pipefail

@@ -6,10 +6,17 @@ must end the program with exit status 2 before any work, and its one-line messag
 must name the flag. One good command line per program must still succeed.
 
   check_tool_flags.py --demo PATH --runtime-demo PATH --bench-scenarios PATH [--bench-sim PATH]
+                      [--echo-client PATH]
+
+The echo client's good command line runs against a small echo server in this script (127.0.0.1,
+a free port), whose own PID it is given as --server-pid.
 """
 import argparse
+import os
+import socketserver
 import subprocess
 import sys
+import threading
 
 EXIT_USAGE = 2
 TIMEOUT_S = 60  # a flag that wrapped into a huge count shows up as a timeout, not a hang
@@ -59,6 +66,30 @@ BAD = [
     ("bench-sim", ["--seeds"], "--seeds"),
     ("bench-sim", ["--scenario", "no_such"], "--scenario"),
     ("bench-sim", ["--bogus", "1"], "--bogus"),
+    # The echo client's required flags come first so that each case fails on the flag it names;
+    # "{pid}" is this script's PID (a process that exists).
+    ("echo-client", ["--port", "-1", "--server-pid", "{pid}"], "--port"),
+    ("echo-client", ["--port", "0", "--server-pid", "{pid}"], "--port"),
+    ("echo-client", ["--port", "65536", "--server-pid", "{pid}"], "--port"),
+    ("echo-client", ["--port", "80x", "--server-pid", "{pid}"], "--port"),
+    ("echo-client", ["--server-pid", "{pid}"], "--port"),
+    ("echo-client", ["--port", "9"], "--server-pid"),
+    ("echo-client", ["--port", "9", "--server-pid", "0"], "--server-pid"),
+    ("echo-client", ["--port", "9", "--server-pid", TWO_TO_64], "--server-pid"),
+    ("echo-client", ["--port", "9", "--server-pid", "4194304"], "--server-pid"),  # no such process
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--connections", "0"], "--connections"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--connections", "-1"], "--connections"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--connections", "4097"], "--connections"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--size", "0"], "--size"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--size", TWO_TO_64], "--size"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--size", "4k"], "--size"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--seconds", "0"], "--seconds"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--seconds", "-1"], "--seconds"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--seconds", "inf"], "--seconds"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--runtime", "a b"], "--runtime"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--figure", "Tcp"], "--figure"),
+    ("echo-client", ["--port", "9", "--server-pid", "{pid}", "--seconds"], "--seconds"),
+    ("echo-client", ["--bogus", "1"], "--bogus"),
 ]
 
 GOOD = [
@@ -66,7 +97,33 @@ GOOD = [
     ("runtime-demo", ["--workers", "1", "--jobs", "10"]),
     ("bench-scenarios", ["--list"]),
     ("bench-sim", ["--seeds", "2", "--start", str(2**64 - 2), "--workers", "2", "--tasks", "10"]),
+    ("echo-client", ["--port", "{port}", "--server-pid", "{pid}", "--connections", "2", "--size", "100",
+                     "--seconds", "0.05"]),
 ]
+
+
+class Echo(socketserver.BaseRequestHandler):
+    def handle(self):
+        try:
+            while True:
+                data = self.request.recv(65536)
+                if not data:
+                    return
+                self.request.sendall(data)
+        except ConnectionError:
+            return  # the client closes its connections mid-exchange when its window ends
+
+
+def start_echo_server():
+    """A threaded echo server on 127.0.0.1 and a free port, for the echo client's good run."""
+    socketserver.ThreadingTCPServer.daemon_threads = True
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def fill(args, port):
+    return [a.format(pid=os.getpid(), port=port) for a in args]
 
 
 def run(cmd):
@@ -83,15 +140,18 @@ def main():
     ap.add_argument("--runtime-demo", required=True)
     ap.add_argument("--bench-scenarios")
     ap.add_argument("--bench-sim")
+    ap.add_argument("--echo-client")
     a = ap.parse_args()
     programs = {"demo": a.demo, "runtime-demo": a.runtime_demo, "bench-scenarios": a.bench_scenarios,
-                "bench-sim": a.bench_sim}
+                "bench-sim": a.bench_sim, "echo-client": a.echo_client}
+    port = start_echo_server().server_address[1] if a.echo_client else 0
     failures = 0
     checked = 0
     for key, args, flag in BAD:
         if programs[key] is None:
             continue
         checked += 1
+        args = fill(args, port)
         code, err = run([programs[key]] + args)
         lines = [line for line in err.splitlines() if line.strip()]
         named = any((" %s: " % flag) in line for line in lines)  # "<program>: --flag: ..."
@@ -103,12 +163,15 @@ def main():
         if programs[key] is None:
             continue
         checked += 1
+        args = fill(args, port)
         code, err = run([programs[key]] + args)
         if code != 0:
             failures += 1
             print("FAIL %s %s: exit %s, stderr %r (want exit 0)" % (key, " ".join(args), code, err[-300:]))
     if programs["bench-scenarios"] is None:
         print("weft-bench-scenarios not built (a sanitizer build): its cases skipped")
+    if programs["echo-client"] is None:
+        print("weft-echo-client not built (a sanitizer build): its cases skipped")
     if programs["bench-sim"] is None:
         print("weft-bench-sim not built (no sim flavor, or a sanitizer build): its cases skipped")
     print("%d of %d command lines behave" % (checked - failures, checked))

@@ -5,6 +5,7 @@
                                                        scenario lines (see README.md)
   check_output.py --google-benchmark -- PROGRAM ARGS...  a Google Benchmark binary
   check_output.py --raw FILE --runtimes "A B ..." [--sim-runtime NAME]
+                  [--io-runtimes "A B ..."] [--file-runtimes "A B ..."]
                                                        compare.sh's raw lines (its --strict run)
 
 Scenario mode: exit status 0; every stdout line is exactly
@@ -14,7 +15,10 @@ figures (ping_pong_floor, cpu_speedup_bare), which --figures may name. Google Be
 reported an error. Used by the meson 'bench' suite with tiny counts. Raw mode: every line of a
 compare.sh run (all rounds, all programs) is well formed, names one of the listed runtimes, the
 machine or the simulator, and every listed runtime printed every figure of the scenarios at least once
-(the machine's figures and, with --sim-runtime, the simulator's too).
+(the machine's figures and, with --sim-runtime, the simulator's too); every runtime of
+--io-runtimes printed every tcp_echo figure (IO_FIGURES, the load client's lines) and every one of
+--file-runtimes the file_read figure. The I/O lists may name runtimes of their own (the liburing
+and pread references).
 """
 import json
 import math
@@ -27,6 +31,10 @@ FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_
            "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine rather than of a runtime (runtime=machine), printed by weft's program.
 MACHINE_FIGURES = ["ping_pong_floor", "cpu_speedup_bare"]
+# tcp_echo's figures, printed by weft-echo-client for each echo server: per load, round trips/s,
+# the p50 and p99 latency and the server's CPU per 100,000 round trips.
+IO_FIGURES = [load + suffix for load in ("tcp_echo_64", "tcp_echo_4k") for suffix in ("", "_p50", "_p99", "_cpu")]
+FILE_FIGURES = ["file_read"]
 # The simulator's throughput figures (weft-bench-sim).
 SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
 
@@ -64,9 +72,13 @@ def parse_lines(text, runtime=None):
     return seen
 
 
-def check_raw(path, runtimes, sim_runtime):
+def check_raw(path, runtimes, sim_runtime, io_runtimes=(), file_runtimes=()):
     """compare.sh's raw file: the lines of many programs and rounds, so figures repeat."""
     expected = {rt: list(FIGURES) for rt in runtimes}
+    for rt in io_runtimes:
+        expected.setdefault(rt, []).extend(IO_FIGURES)
+    for rt in file_runtimes:
+        expected.setdefault(rt, []).extend(FILE_FIGURES)
     expected["machine"] = list(MACHINE_FIGURES)
     if sim_runtime:
         expected[sim_runtime] = list(SIM_FIGURES)
@@ -95,7 +107,9 @@ def main(argv):
         if not runtimes:
             fail("--raw needs --runtimes")
         sim = argv[argv.index("--sim-runtime") + 1] if "--sim-runtime" in argv else None
-        check_raw(path, runtimes, sim)
+        io = argv[argv.index("--io-runtimes") + 1].split() if "--io-runtimes" in argv else []
+        files = argv[argv.index("--file-runtimes") + 1].split() if "--file-runtimes" in argv else []
+        check_raw(path, runtimes, sim, io, files)
         return
     if "--" not in argv:
         fail("usage: check_output.py (--runtime NAME | --google-benchmark) -- PROGRAM ARGS...")

@@ -5,7 +5,9 @@
 
 RAW_FILE holds `scenario=... runtime=... value=... unit=...` lines from every round (other lines
 are ignored). Prints a Markdown table: the median of each figure per runtime (over rounds), the
-number of rounds, weft/peer ratios, and each figure's target against tokio with met / MISSED.
+number of rounds, weft/peer ratios, and each figure's target against tokio with met / MISSED;
+then the I/O scenarios' tables (tcp_echo against the peers and a raw liburing server, file_read
+against a plain pread loop) with their targets.
 """
 import re
 import statistics
@@ -35,6 +37,27 @@ TARGETS = {
     "task_memory": ("ratio_max", 0.5),
 }
 
+# The I/O scenarios. tcp_echo's figures come from the one load client (weft-echo-client) for each
+# echo server; liburing is the machine's reference server (no runtime), pread the file_read one.
+IO_RUNTIMES = ["weft", "tokio", "async-executor", "asio", "liburing"]
+IO_FIGURES = [load + suffix for load in ("tcp_echo_64", "tcp_echo_4k") for suffix in ("", "_p50", "_p99", "_cpu")]
+FILE_RUNTIMES = ["weft", "pread"]
+FILE_FIGURES = ["file_read"]
+IO_HIGHER_IS_BETTER = {"tcp_echo_64", "tcp_echo_4k", "file_read"}
+# Each figure's targets (docs/benchmarks.md): every (peer, kind, bound) must hold. "min": weft/peer
+# >= bound (higher is better); "max": weft/peer <= bound.
+_ECHO_RT_TARGETS = [("tokio", "min", 1.0), ("async-executor", "min", 1.0), ("asio", "min", 1.0),
+                    ("liburing", "min", 0.95)]
+IO_TARGETS = {
+    "tcp_echo_64": _ECHO_RT_TARGETS,
+    "tcp_echo_4k": _ECHO_RT_TARGETS,
+    "tcp_echo_64_cpu": [("tokio", "max", 0.8)],
+    "tcp_echo_4k_cpu": [("tokio", "max", 0.8)],
+    "tcp_echo_64_p99": [("tokio", "max", 1.0)],
+    "tcp_echo_4k_p99": [("tokio", "max", 1.0)],
+    "file_read": [("pread", "min", 0.9)],
+}
+
 
 def load(path):
     values, units = {}, {}
@@ -59,25 +82,37 @@ def fmt(v):
     return "{:.3g}".format(v)
 
 
+def print_head(runtimes):
+    """The head of a table of `runtimes` (weft first): medians, weft/other ratios, target."""
+    head = (["figure", "unit"] + ["%s (n)" % r for r in runtimes] + ["weft/%s" % p for p in runtimes[1:]] +
+            ["target", "verdict"])
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+
+
+def figure_cells(fig, runtimes, med, rounds, units, with_ratios):
+    """A row's figure, unit, median (rounds) per runtime and weft/other ratios."""
+    row = [fig, units.get(fig, "")]
+    for r in runtimes:
+        v = med.get((fig, r))
+        row.append("%s (%d)" % (fmt(v), rounds[(fig, r)]) if v is not None else "—")
+    w = med.get((fig, "weft"))
+    for p in runtimes[1:]:
+        pv = med.get((fig, p))
+        row.append("%.2f" % (w / pv) if with_ratios and w is not None and pv else "—")
+    return row
+
+
 def main(argv):
     values, units = load(argv[0])
     med = {k: statistics.median(v) for k, v in values.items()}
     rounds = {k: len(v) for k, v in values.items()}
-    peers = [r for r in RUNTIMES[1:]]
-    head = ["figure", "unit"] + ["%s (n)" % r for r in RUNTIMES] + ["weft/%s" % p for p in peers] + ["target", "verdict"]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
+    print_head(RUNTIMES)
     for fig in FIGURES:
         if not any((fig, r) in med for r in RUNTIMES):
             continue
-        row = [fig, units.get(fig, "")]
-        for r in RUNTIMES:
-            v = med.get((fig, r))
-            row.append("%s (%d)" % (fmt(v), rounds[(fig, r)]) if v is not None else "—")
+        row = figure_cells(fig, RUNTIMES, med, rounds, units, fig not in DIAGNOSTIC)
         w = med.get((fig, "weft"))
-        for p in peers:
-            pv = med.get((fig, p))
-            row.append("%.2f" % (w / pv) if w is not None and pv and fig not in DIAGNOSTIC else "—")
         target, verdict = "", ""
         if fig in TARGETS and w is not None:
             kind, bound = TARGETS[fig]
@@ -111,6 +146,46 @@ def main(argv):
     one_runtime_table(med, rounds, units, SIM_FIGURES, "weft-sim", "simulator figure", "weft-sim", [
         "shutdown_race at 4 workers x 100 tasks, one job; the aim is >= 1,000 seeds/s per core",
         "(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure)."])
+    io_table(med, rounds, units, IO_FIGURES, IO_RUNTIMES, [
+        "tcp_echo: each echo server driven by the same load client (weft-echo-client); tcp_echo_64 is",
+        "32 connections x 64 B, tcp_echo_4k 256 x 4 KiB. Round trips/s (higher is better), the p50 and",
+        "p99 round-trip latency in us and the server's CPU time in ms per 100,000 round trips (lower is",
+        "better). liburing: a raw io_uring echo loop with no runtime, the machine's reference."])
+    io_table(med, rounds, units, FILE_FIGURES, FILE_RUNTIMES, [
+        "file_read: sequential 4 KiB reads of a page-cached file, GiB/s (higher is better); pread: a",
+        "plain pread(2) loop on one thread, the machine's reference."])
+
+
+def io_target(fig, med):
+    """(target text, verdict) of an I/O figure: met when every bound holds, MISSED when one does
+    not, no verdict while weft's figure or a peer's is missing."""
+    conds = IO_TARGETS.get(fig)
+    if not conds:
+        return "", ""
+    text, verdict = [], "met"
+    for peer, kind, bound in conds:
+        text.append("weft/%s %s %.2g" % (peer, "≥" if kind == "min" else "≤", bound))
+        w, p = med.get((fig, "weft")), med.get((fig, peer))
+        if w is None or not p:
+            verdict = ""
+        elif verdict and not (w / p >= bound if kind == "min" else w / p <= bound):
+            verdict = "MISSED"
+    return ", ".join(text), verdict
+
+
+def io_table(med, rounds, units, figures, runtimes, notes):
+    """A table of I/O figures: medians per runtime, weft/other ratios, targets."""
+    rows = [f for f in figures if any((f, r) in med for r in runtimes)]
+    if not rows:
+        return
+    print()
+    print_head(runtimes)
+    for fig in rows:
+        row = figure_cells(fig, runtimes, med, rounds, units, True) + list(io_target(fig, med))
+        print("| " + " | ".join(row) + " |")
+    print()
+    for line in notes:
+        print(line)
 
 
 def one_runtime_table(med, rounds, units, figures, runtime, title, column, notes):
