@@ -1,9 +1,9 @@
 // weft/detail/io_handoff.hpp — who resumes the task and who frees an I/O operation.
 //
 // An operation has two parties that may finish with it, in either order and on different threads:
-//   the completer  the driver delivering the result (the owner thread for io_uring and epoll
-//                  sockets; another thread where a completion comes from elsewhere: the epoll
-//                  backend's file thread, the simulator's kernel);
+//   the completer  the driver delivering the result (today always on the owner thread, as the
+//                  driver contract requires; the hand-off does not rely on that, so a driver may
+//                  deliver from another thread without changing it);
 //   the abandoner  the owner dropping the awaiting frame before the result came (task aborted,
 //                  loop shut down, awaitable destroyed).
 // The operation (and every staging buffer it owns, which the kernel may still be writing) is
