@@ -99,7 +99,7 @@ present() {  # present DIR SUITE: true when the build defines tests in that suit
   grep -q " / " <<<"$listed"
 }
 
-real_suites=(runtime examples tools)
+real_suites=(runtime io examples tools)
 
 main_build_and_unit() {
   build "$out/main" -Dflavors=real,sim,model || return 1
