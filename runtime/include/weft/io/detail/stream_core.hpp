@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <weft/io/detail/io_op.hpp>
+#include <weft/io/socket_address.hpp>
 
 namespace weft::detail {
 
@@ -48,6 +49,11 @@ class stream_core {
   std::vector<std::byte> overflow;
   std::size_t overflow_pos = 0;
   std::vector<int> accepted;      // a listener's connections accepted for a dropped accept
+  struct kept_datagram {
+    std::vector<std::byte> bytes;
+    socket_address from;
+  };
+  std::vector<kept_datagram> datagrams;  // received for a dropped recv, served first
 
  private:
   ~stream_core();
