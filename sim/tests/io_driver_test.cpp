@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -383,6 +384,41 @@ TEST(io_driver, reap_all_cancels_everything_pending_and_delivers_it) {
         IO_CHECK_EQ(sim, accepting.completions + receiving.completions + finished.completions, 3);
       },
       1, with_faults({{fault::io_latency, 1'000'000}}));
+  EXPECT_TRUE(r.passed) << first_failure(r);
+}
+
+// An operation whose completion submits the next one (a read loop written as callbacks).
+struct chained final : weft::platform::io_operation {
+  chained(driver& d, int left) : d_(d), left_(left) { opcode = io_opcode::nop; }
+  void complete(std::int64_t) noexcept override {
+    ++completions;
+    if (left_ > 0) {
+      next_ = std::make_unique<chained>(d_, left_ - 1);
+      d_.submit(*next_);
+    }
+  }
+  int total() const { return completions + (next_ ? next_->total() : 0); }
+  driver& d_;
+  int left_;
+  int completions = 0;
+  std::unique_ptr<chained> next_;
+};
+
+TEST(io_driver, poll_counts_what_it_delivers_when_completions_submit_more) {
+  const auto r = run_body(
+      [](weft::sim::context& sim) {
+        driver d;
+        chained first(d, 2);
+        d.submit(first);
+        std::size_t delivered = 0;
+        while (d.in_flight() > 0) {
+          delivered += d.poll();
+          if (d.in_flight() > 0 && !d.has_completions()) d.wait(std::nullopt);
+        }
+        IO_CHECK_EQ(sim, first.total(), 3);
+        IO_CHECK_EQ(sim, delivered, 3u);
+      },
+      1);
   EXPECT_TRUE(r.passed) << first_failure(r);
 }
 

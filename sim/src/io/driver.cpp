@@ -114,25 +114,26 @@ void driver::wake_others() {
   while (const std::shared_ptr<sim::io::endpoint> other = w->take_wake(endpoint_.get())) other->parker().unpark();
 }
 
-void driver::deliver(bool everything) {
+std::size_t driver::deliver(bool everything) {
+  // Counted as delivered, not as the change in in_flight(): a completion may submit more.
+  std::size_t delivered = 0;
   while (io_operation* op = refused_head_) {
     refused_head_ = op->driver_next;
     if (refused_head_ == nullptr) refused_tail_ = nullptr;
     --refused_;
+    ++delivered;
     op->complete(-ENOSYS);
   }
   while (const std::optional<sim::io::scheduled_completion> c = endpoint_->take_next(clock::now(), everything)) {
     const std::string line = std::string("io ") + opcode_name(c->op->opcode) + " -> " + std::to_string(c->result);
     sim::detail::trace_note(line.c_str());
+    ++delivered;
     c->op->complete(c->result);
   }
+  return delivered;
 }
 
-std::size_t driver::poll() {
-  const std::size_t before = in_flight();
-  deliver(false);
-  return before - in_flight();
-}
+std::size_t driver::poll() { return deliver(false); }
 
 bool driver::has_completions() const noexcept {
   return refused_head_ != nullptr || endpoint_->has_ready(clock::now());
@@ -147,7 +148,7 @@ void driver::reap_all() {
       wake_others();
     }
     WEFT_ASSERT(endpoint_->in_flight() == 0 || endpoint_->has_scheduled());
-    deliver(true);
+    (void)deliver(true);
   }
 }
 

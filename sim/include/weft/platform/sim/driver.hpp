@@ -54,7 +54,7 @@ class driver {
   io_driver_status status() const noexcept { return {io_backend::simulated, std::nullopt}; }
 
  private:
-  void deliver(bool everything);
+  std::size_t deliver(bool everything);
   void wake_others();
 
   // Shared with the kernel's records of this driver's waiting operations, so a thread that
