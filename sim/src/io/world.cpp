@@ -27,6 +27,9 @@ world::world() = default;
 // an assertion) has abandoned the threads that own them. The containers go first, while the byte
 // count their files give back to is still alive.
 world::~world() {
+  // A waiting operation names its socket, and may wait in that socket's own queue: empty the
+  // queues so no socket keeps itself alive.
+  for (const auto& [id, place] : waiting_) ((*place.where).*(place.queue)).clear();
   waiting_.clear();
   dirty_.clear();
   to_wake_.clear();
