@@ -502,11 +502,86 @@ TEST(io_driver, udp_and_unix_datagrams_and_unix_streams) {
   EXPECT_TRUE(r.passed) << first_failure(r);
 }
 
-TEST(io_driver, spawning_a_process_is_not_simulated) {
+// Accepts every connection queued on `listener` without waiting; returns how many.
+int drain_accepts(driver& d, int listener) {
+  for (int accepted = 0;; ++accepted) {
+    op a(request(io_opcode::accept, listener));
+    d.submit(a);
+    d.poll();
+    if (a.completions == 0) {
+      d.cancel(a);
+      finish(d, a);
+      return accepted;
+    }
+  }
+}
+
+TEST(io_driver, listeners_that_all_set_so_reuseport_share_a_port) {
+  const auto r = run_body(
+      [](weft::sim::context& sim) {
+        driver d;
+        int on = 1;
+        std::vector<int> listeners;
+        for (int i = 0; i < 3; ++i) {
+          const int l = open_socket(d, AF_INET, SOCK_STREAM);
+          io_request opt = request(io_opcode::setsockopt, l);
+          opt.flags = SOL_SOCKET;
+          opt.mode = SO_REUSEPORT;
+          opt.data = &on;
+          opt.size = sizeof on;
+          if (i < 2) IO_CHECK_EQ(sim, d.execute(opt), 0);
+          listeners.push_back(l);
+        }
+        sockaddr_in a = loopback(6'000);
+        IO_CHECK_EQ(sim, bind_to(d, listeners[0], a), 0);
+        IO_CHECK_EQ(sim, bind_to(d, listeners[1], a), 0);
+        IO_CHECK_EQ(sim, bind_to(d, listeners[2], a), -EADDRINUSE);  // it did not set SO_REUSEPORT
+        IO_CHECK_EQ(sim, listen_on(d, listeners[0], 64), 0);
+        IO_CHECK_EQ(sim, listen_on(d, listeners[1], 64), 0);
+        constexpr int connections = 16;
+        for (int i = 0; i < connections; ++i) {
+          IO_CHECK_EQ(sim, connect_to(d, open_socket(d, AF_INET, SOCK_STREAM), 6'000), 0);
+        }
+        IO_CHECK_EQ(sim, drain_accepts(d, listeners[0]) + drain_accepts(d, listeners[1]), connections);
+      },
+      1);
+  EXPECT_TRUE(r.passed) << first_failure(r);
+}
+
+TEST(io_driver, socketpairs_and_pipes_carry_bytes) {
+  const auto r = run_body(
+      [](weft::sim::context& sim) {
+        driver d;
+        int pair[2] = {-1, -1};
+        io_request sp = request(io_opcode::socketpair, AF_UNIX);
+        sp.flags = SOCK_STREAM | SOCK_CLOEXEC;
+        sp.data = pair;
+        IO_CHECK_EQ(sim, d.execute(sp), 0);
+        IO_CHECK_EQ(sim, send_all(d, pair[0], "there"), 0);
+        IO_CHECK_EQ(sim, send_all(d, pair[1], "back"), 0);
+        if (receive(d, pair[1], 5) != "there" || receive(d, pair[0], 4) != "back") sim.fail("socketpair bytes differ");
+        int p[2] = {-1, -1};
+        io_request pipe = request(io_opcode::pipe, -1);
+        pipe.data = p;
+        IO_CHECK_EQ(sim, d.execute(pipe), 0);
+        char text[] = "piped";
+        IO_CHECK_EQ(sim, submit_and_finish(d, file_request(io_opcode::write, p[1], text, 5, weft::platform::io_offset_current)), 5);
+        IO_CHECK_EQ(sim, close_fd(d, p[1]), 0);
+        char buf[8] = {};
+        IO_CHECK_EQ(sim, submit_and_finish(d, file_request(io_opcode::read, p[0], buf, 8, weft::platform::io_offset_current)), 5);
+        IO_CHECK_EQ(sim, submit_and_finish(d, file_request(io_opcode::read, p[0], buf, 8, weft::platform::io_offset_current)), 0);
+      },
+      1);
+  EXPECT_TRUE(r.passed) << first_failure(r);
+}
+
+TEST(io_driver, processes_are_not_simulated) {
   const auto r = run_body(
       [](weft::sim::context& sim) {
         driver d;
         IO_CHECK_EQ(sim, d.execute(request(io_opcode::spawn, -1)), -ENOSYS);
+        IO_CHECK_EQ(sim, d.execute(request(io_opcode::waitid, 3)), -ENOSYS);
+        IO_CHECK_EQ(sim, d.execute(request(io_opcode::kill, 3)), -ENOSYS);
       },
       1);
   EXPECT_TRUE(r.passed) << first_failure(r);

@@ -247,5 +247,12 @@ template <class T>
 join_handle<T> spawn(task<T> t) {
   return detail::current_task_loop().spawn(std::move(t));
 }
+// The same for a factory of a task (event_loop::spawn explains why a lambda with captures wants
+// this form).
+template <class F>
+  requires detail::task_factory<std::decay_t<F>>
+auto spawn(F&& factory) {
+  return detail::current_task_loop().spawn(std::forward<F>(factory));
+}
 
 }  // namespace weft

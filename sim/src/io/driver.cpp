@@ -45,6 +45,10 @@ const char* opcode_name(io_opcode op) noexcept {
     case io_opcode::getpeername: return "getpeername";
     case io_opcode::close: return "close";
     case io_opcode::spawn: return "spawn";
+    case io_opcode::socketpair: return "socketpair";
+    case io_opcode::pipe: return "pipe";
+    case io_opcode::waitid: return "waitid";
+    case io_opcode::kill: return "kill";
   }
   return "?";
 }

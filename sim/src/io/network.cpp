@@ -40,6 +40,45 @@ std::string world::port_key(int type, const address& a) const {
   return key + (a.family == AF_INET ? "inet/" : "inet6/") + std::to_string(a.port);
 }
 
+// Whether binding `key` must fail EADDRINUSE for a socket that does (or does not) share its port.
+bool world::port_taken(const std::string& key, bool reuse_port) {
+  const auto it = bound_.find(key);
+  if (it == bound_.end()) return false;
+  for (const std::weak_ptr<socket>& w : it->second) {
+    const std::shared_ptr<socket> other = w.lock();
+    if (other != nullptr && !other->closed && !(reuse_port && other->reuse_port)) return true;
+  }
+  return false;
+}
+
+void world::claim_port(const std::string& key, const std::shared_ptr<socket>& s) {
+  std::vector<std::weak_ptr<socket>>& group = bound_[key];
+  std::erase_if(group, [](const std::weak_ptr<socket>& w) { return w.expired(); });
+  group.push_back(s);
+}
+
+void world::release_port(const std::string& key, const socket& s) {
+  const auto it = bound_.find(key);
+  if (it == bound_.end()) return;
+  std::erase_if(it->second, [&s](const std::weak_ptr<socket>& w) { return w.expired() || w.lock().get() == &s; });
+  if (it->second.empty()) bound_.erase(it);
+}
+
+// The socket a connection or datagram to `key` reaches (with `listening`, only a listener).
+// Among several SO_REUSEPORT sockets the kernel's pick is drawn from the run's fault stream.
+std::shared_ptr<socket> world::port_owner(const std::string& key, bool listening) {
+  const auto it = bound_.find(key);
+  if (it == bound_.end()) return nullptr;
+  std::vector<std::shared_ptr<socket>> candidates;
+  for (const std::weak_ptr<socket>& w : it->second) {
+    std::shared_ptr<socket> s = w.lock();
+    if (s != nullptr && !s->closed && (!listening || s->listening)) candidates.push_back(std::move(s));
+  }
+  if (candidates.empty()) return nullptr;
+  if (candidates.size() == 1) return candidates.front();
+  return candidates[static_cast<std::size_t>(detail::fault_draw(candidates.size()))];
+}
+
 std::int64_t world::op_socket(const io_request& r) {
   const int domain = r.fd;
   const int type = r.flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -53,6 +92,10 @@ std::int64_t world::op_socket(const io_request& r) {
     if (!known) return -EPROTONOSUPPORT;
   }
   if (fds_.size() >= open_fds_max) return -EMFILE;
+  return allocate_fd(descriptor{nullptr, make_socket(domain, type)});
+}
+
+std::shared_ptr<socket> world::make_socket(int domain, int type) {
   auto s = std::make_shared<socket>();
   s->id = ++next_socket_id_;
   s->domain = domain;
@@ -60,7 +103,45 @@ std::int64_t world::op_socket(const io_request& r) {
   s->local.family = domain;
   s->local.wildcard = domain != AF_UNIX;  // getsockname of an unbound socket: 0.0.0.0:0
   s->remote.family = domain;
-  return allocate_fd(descriptor{nullptr, std::move(s)});
+  return s;
+}
+
+// Two unnamed AF_UNIX sockets connected to each other.
+std::int64_t world::op_socketpair(int domain, int flags, int* fds) {
+  const int type = flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+  if (fds == nullptr) return -EFAULT;
+  if (domain != AF_UNIX) return -EOPNOTSUPP;
+  if (type != SOCK_STREAM && type != SOCK_DGRAM) return -ESOCKTNOSUPPORT;
+  if (fds_.size() + 2 > open_fds_max) return -EMFILE;
+  const std::shared_ptr<socket> a = make_socket(domain, type);
+  const std::shared_ptr<socket> b = make_socket(domain, type);
+  a->connected = b->connected = true;
+  if (type == SOCK_STREAM) {
+    a->peer = b;
+    b->peer = a;
+  } else {
+    // Unnamed datagram ends reach each other through a name only the pair knows.
+    a->local.path = std::string(1, '\0') + "socketpair-" + std::to_string(a->id);
+    b->local.path = std::string(1, '\0') + "socketpair-" + std::to_string(b->id);
+    claim_port(port_key(type, a->local), a);
+    claim_port(port_key(type, b->local), b);
+    a->bound = b->bound = true;
+    a->remote = b->local;
+    b->remote = a->local;
+  }
+  fds[0] = allocate_fd(descriptor{nullptr, a});
+  fds[1] = allocate_fd(descriptor{nullptr, b});
+  return 0;
+}
+
+// A pipe is a stream socket pair whose ends each go one way: fds[0] only reads, fds[1] only
+// writes (a write to the read end fails EPIPE, a read of the write end sees the end, where Linux
+// would answer EBADF).
+std::int64_t world::op_pipe(int* fds) {
+  if (const std::int64_t rc = op_socketpair(AF_UNIX, SOCK_STREAM, fds); rc != 0) return rc;
+  (void)op_shutdown(lookup(fds[0])->sock, SHUT_WR);
+  (void)op_shutdown(lookup(fds[1])->sock, SHUT_RD);
+  return 0;
 }
 
 int world::bind_to(const std::shared_ptr<socket>& s, address a) {
@@ -75,9 +156,8 @@ int world::bind_to(const std::shared_ptr<socket>& s, address a) {
     files_[a.path] = fs_node{nullptr, s};
   } else if (a.family != AF_UNIX || !a.path.empty()) {
     const std::string key = port_key(s->type, a);
-    const auto it = bound_.find(key);
-    if (it != bound_.end() && !it->second.expired()) return -EADDRINUSE;
-    bound_[key] = s;
+    if (port_taken(key, s->reuse_port)) return -EADDRINUSE;
+    claim_port(key, s);
   }
   s->local = std::move(a);
   s->bound = true;
@@ -94,9 +174,9 @@ int world::bind_ephemeral(const std::shared_ptr<socket>& s) {
     a.family = s->domain;
     a.port = port;
     a.wildcard = s->local.wildcard;
-    const auto it = bound_.find(port_key(s->type, a));
-    if (it != bound_.end() && !it->second.expired()) continue;
-    bound_[port_key(s->type, a)] = s;
+    const std::string key = port_key(s->type, a);
+    if (port_taken(key, false)) continue;  // an ephemeral port is never shared
+    claim_port(key, s);
     s->local = a;
     s->bound = true;
     return 0;
@@ -116,8 +196,7 @@ std::shared_ptr<socket> world::find_target(int type, const address& a, int& erro
     if (s == nullptr || s->type != type) error = -ECONNREFUSED;
     return error == 0 ? s : nullptr;
   }
-  const auto it = bound_.find(port_key(type, a));
-  std::shared_ptr<socket> s = it == bound_.end() ? nullptr : it->second.lock();
+  std::shared_ptr<socket> s = port_owner(port_key(type, a), type == SOCK_STREAM);
   if (s == nullptr) error = -ECONNREFUSED;
   return s;
 }
@@ -150,9 +229,16 @@ std::int64_t world::op_setsockopt(const io_request& r) {
   const int level = r.flags;
   const int name = static_cast<int>(r.mode);
   if (r.data == nullptr || r.size < sizeof(int)) return -EINVAL;
-  // Accepted and without effect: the loopback network has no TIME_WAIT to reuse, no Nagle delay
-  // and no buffer sizes to tune. SO_REUSEPORT does not let two sockets share a port here.
-  if (level == SOL_SOCKET && (name == SO_REUSEADDR || name == SO_REUSEPORT || name == SO_KEEPALIVE)) return 0;
+  // SO_REUSEPORT lets sockets that all set it share a port. The others are accepted and change
+  // nothing: the loopback network has no TIME_WAIT to reuse and no Nagle delay.
+  if (level == SOL_SOCKET && name == SO_REUSEPORT) {
+    if (d->sock->bound) return 0;  // Linux keeps the binding's sharing as it was
+    int on = 0;
+    std::memcpy(&on, r.data, sizeof on);
+    d->sock->reuse_port = on != 0;
+    return 0;
+  }
+  if (level == SOL_SOCKET && (name == SO_REUSEADDR || name == SO_KEEPALIVE)) return 0;
   if (level == IPPROTO_TCP && name == TCP_NODELAY && d->sock->type == SOCK_STREAM && d->sock->domain != AF_UNIX) return 0;
   if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY && d->sock->domain == AF_INET6) return 0;
   return -ENOPROTOOPT;
@@ -413,8 +499,7 @@ void world::fail_all(std::deque<pending_op>& queue, std::int64_t result) {
 void world::close_socket(const std::shared_ptr<socket>& s) {
   s->closed = true;
   if (s->bound && !filesystem_name(s->local)) {
-    const auto it = bound_.find(port_key(s->type, s->local));
-    if (it != bound_.end() && it->second.lock() == s) bound_.erase(it);
+    release_port(port_key(s->type, s->local), *s);
   }
   // A filesystem name stays until unlinked, as on Linux; connecting to it is refused.
   if (const std::shared_ptr<socket> peer = s->peer.lock()) peer_gone(peer, 0);

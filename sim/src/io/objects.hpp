@@ -76,6 +76,7 @@ struct socket {
   bool listening = false;
   bool connected = false;  // stream: a connection was made; datagram: a default peer is set
   bool closed = false;
+  bool reuse_port = false;  // SO_REUSEPORT: may share its port with others that set it
   std::size_t backlog = 0;
 
   // Stream: `peer` is the other end while both are open (each clears the other's on close).

@@ -175,8 +175,12 @@ void world::settle() {
 world::step world::attempt(const io_request& r, pending_op* waiting) {
   switch (r.opcode) {
     case io_opcode::nop: return finished(0);
-    case io_opcode::spawn: return finished(-ENOSYS);  // processes are not simulated
+    case io_opcode::spawn:
+    case io_opcode::waitid:
+    case io_opcode::kill: return finished(-ENOSYS);  // processes are not simulated
     case io_opcode::socket: return finished(op_socket(r));
+    case io_opcode::socketpair: return finished(op_socketpair(r.fd, r.flags, static_cast<int*>(r.data)));
+    case io_opcode::pipe: return finished(op_pipe(static_cast<int*>(r.data)));
     case io_opcode::openat: return finished(op_openat(r));
     case io_opcode::statx: return finished(op_statx(r));
     case io_opcode::unlinkat: return finished(op_unlinkat(r));

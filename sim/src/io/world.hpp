@@ -108,6 +108,9 @@ class world {
 
   // ---- sockets (network.cpp) ----------------------------------------------------------------
   std::int64_t op_socket(const platform::io_request& r);
+  std::int64_t op_socketpair(int domain, int type, int* fds);
+  std::int64_t op_pipe(int* fds);
+  std::shared_ptr<socket> make_socket(int domain, int type);
   std::int64_t op_bind(const std::shared_ptr<socket>& s, const platform::io_request& r);
   std::int64_t op_listen(const std::shared_ptr<socket>& s, const platform::io_request& r);
   std::int64_t op_setsockopt(const platform::io_request& r);
@@ -130,6 +133,10 @@ class world {
   int bind_ephemeral(const std::shared_ptr<socket>& s);
   std::shared_ptr<socket> find_bound(int type, const address& a);
   std::string port_key(int type, const address& a) const;
+  bool port_taken(const std::string& key, bool reuse_port);
+  void claim_port(const std::string& key, const std::shared_ptr<socket>& s);
+  void release_port(const std::string& key, const socket& s);
+  std::shared_ptr<socket> port_owner(const std::string& key, bool listening);
 
   // ---- files (files.cpp) --------------------------------------------------------------------
   std::int64_t op_openat(const platform::io_request& r);
@@ -158,9 +165,10 @@ class world {
   };
   std::map<std::uint64_t, waiting_place> waiting_;
 
-  // Bound sockets by "type/family/port" or "type/unix/path"; AF_UNIX filesystem names also live
-  // in files_ (below) as socket nodes, as bind(2) creates them.
-  std::map<std::string, std::weak_ptr<socket>> bound_;
+  // Bound sockets by "type/family/port" or "type/unix/path" (abstract names); AF_UNIX filesystem
+  // names live in files_ (below) as socket nodes instead, as bind(2) creates them. Several
+  // sockets share a key only when all set SO_REUSEPORT; they are kept in binding order.
+  std::map<std::string, std::vector<std::weak_ptr<socket>>> bound_;
 
   // The file system: a flat namespace of names (no directories), each a file or a socket name.
   struct fs_node {

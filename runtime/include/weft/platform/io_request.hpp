@@ -24,6 +24,7 @@
 //   renameat           dirfd, path, path2
 //   shutdown           fd, flags (SHUT_RD / SHUT_WR / SHUT_RDWR)
 //   socket             domain (in fd), type (flags), protocol (mode)        [execute only]
+//   socketpair         domain (in fd), type (flags), data (int[2] out)      [execute only]
 //   bind, listen       fd, addr, addr_size / fd, size (backlog)             [execute only]
 //   setsockopt         fd, level (flags), optname (mode), data, size        [execute only]
 //   getsockopt         fd, level, optname, data, size (in: capacity; out via addr_len) [execute]
@@ -31,6 +32,9 @@
 //   getpeername        fd, addr, addr_len                                   [execute only]
 //   close              fd                                                   [execute only]
 //   spawn              data (const spawn_request*); result is the pid, *pidfd set [execute only]
+//   pipe               data (int[2] out), flags (O_CLOEXEC...)              [execute only]
+//   waitid             fd (a pidfd), data (siginfo_t*), flags (WEXITED | WNOHANG) [execute only]
+//   kill               fd (a pidfd), flags (the signal)                     [execute only]
 #pragma once
 
 #include <cstddef>
@@ -107,6 +111,7 @@ enum class io_opcode : std::uint8_t {
   shutdown,
   // execute-only control calls
   socket,
+  socketpair,
   bind,
   listen,
   setsockopt,
@@ -115,6 +120,9 @@ enum class io_opcode : std::uint8_t {
   getpeername,
   close,
   spawn,
+  pipe,
+  waitid,
+  kill,
 };
 
 inline constexpr std::uint64_t io_offset_current = ~std::uint64_t{0};
@@ -143,9 +151,12 @@ class io_operation : public io_request {
  public:
   virtual void complete(std::int64_t result) noexcept = 0;
 
-  // The driver's own bookkeeping (a slot index, a list link); nothing above the seam reads it.
+  // The driver's own bookkeeping (a stage, list links, a result held back); nothing above the
+  // seam reads or writes these.
   std::uintptr_t driver_slot = 0;
   io_operation* driver_next = nullptr;
+  io_operation* driver_prev = nullptr;
+  std::int64_t driver_result = 0;
 
  protected:
   ~io_operation() = default;

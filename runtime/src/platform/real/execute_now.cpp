@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backends.hpp"
@@ -102,6 +103,7 @@ std::int64_t execute_now(const io_request& r) noexcept {
     case io_opcode::renameat: return result_of(::renameat(r.dirfd, r.path, r.dirfd, r.path2));
     case io_opcode::shutdown: return result_of(::shutdown(r.fd, r.flags));
     case io_opcode::socket: return result_of(::socket(r.fd, r.flags, static_cast<int>(r.mode)));
+    case io_opcode::socketpair: return result_of(::socketpair(r.fd, r.flags, 0, static_cast<int*>(r.data)));
     case io_opcode::bind: return result_of(::bind(r.fd, r.addr, r.addr_size));
     case io_opcode::listen: return result_of(::listen(r.fd, static_cast<int>(r.size)));
     case io_opcode::setsockopt:
@@ -117,6 +119,15 @@ std::int64_t execute_now(const io_request& r) noexcept {
     case io_opcode::getpeername: return result_of(::getpeername(r.fd, r.addr, r.addr_len));
     case io_opcode::close: return result_of(::close(r.fd));
     case io_opcode::spawn: return spawn_child(*static_cast<const spawn_request*>(r.data));
+    case io_opcode::pipe: return result_of(::pipe2(static_cast<int*>(r.data), r.flags));
+    case io_opcode::waitid:
+      return result_of(::waitid(P_PIDFD, static_cast<id_t>(r.fd), static_cast<siginfo_t*>(r.data), r.flags));
+    case io_opcode::kill:
+#ifdef SYS_pidfd_send_signal
+      return result_of(::syscall(SYS_pidfd_send_signal, r.fd, r.flags, nullptr, 0));
+#else
+      return -ENOSYS;
+#endif
   }
   return -EINVAL;
 }

@@ -1,0 +1,174 @@
+// file_process_test.cpp — files, raw-descriptor readiness, Unix pairs and child processes on each
+// real driver.
+#include <cerrno>
+#include <poll.h>
+#include <string>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <weft/io.hpp>
+#include <weft/time.hpp>
+
+#include "io_test_support.hpp"
+
+namespace weft {
+namespace {
+
+using io_test::bytes_of;
+
+class file_io : public io_test::on_each_driver {};
+
+std::string temp_path(const char* name) {
+  return ::testing::TempDir() + "weft-" + name + "-" + std::to_string(::getpid());
+}
+
+TEST_P(file_io, writes_reads_sizes_syncs_truncates_renames_and_removes) {
+  const std::string path = temp_path("file");
+  const std::string moved = path + ".moved";
+  loop().block_on([&]() -> task<void> {
+    open_options o;
+    o.write = true;
+    o.create = true;
+    o.truncate = true;
+    auto f = co_await file::open(path, o);
+    WEFT_CO_ASSERT(f, f.error().message())
+    auto w = co_await f->write(bytes_of("hello file"));
+    WEFT_CO_ASSERT(w, w.error().message())
+    EXPECT_EQ(*w, 10u);
+    auto w2 = co_await f->write_at(bytes_of("F"), 6);
+    WEFT_CO_ASSERT(w2, "")
+    WEFT_CO_ASSERT(co_await f->sync_all(), "")
+    WEFT_CO_ASSERT(co_await f->sync_data(), "")
+    auto size = co_await f->size();
+    WEFT_CO_ASSERT(size, size.error().message())
+    EXPECT_EQ(*size, 10u);
+    std::byte buf[4];
+    auto r = co_await f->read_at(buf, 6);
+    WEFT_CO_ASSERT(r, "")
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(buf), *r), "File");
+    WEFT_CO_ASSERT(co_await f->set_len(5), "")
+    auto shorter = co_await f->size();
+    WEFT_CO_ASSERT(shorter, "")
+    EXPECT_EQ(*shorter, 5u);
+    f->close();
+    WEFT_CO_ASSERT(co_await file::rename(path, moved), "")
+    auto all = co_await file::read_all(moved);
+    WEFT_CO_ASSERT(all, all.error().message())
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(all->data()), all->size()), "hello");
+    WEFT_CO_ASSERT(co_await file::remove(moved), "")
+    auto gone = co_await file::open(moved);
+    WEFT_CO_ASSERT(!gone, "")
+    EXPECT_EQ(gone.error(), std::error_code(ENOENT, std::system_category()));
+  }());
+}
+
+TEST_P(file_io, read_to_end_reads_a_file_larger_than_one_staging_buffer) {
+  const std::string path = temp_path("big");
+  loop().block_on([&]() -> task<void> {
+    open_options o;
+    o.write = true;
+    o.create = true;
+    o.truncate = true;
+    auto f = co_await file::open(path, o);
+    WEFT_CO_ASSERT(f, "")
+    std::string data(700 * 1024, 'x');
+    for (std::size_t i = 0; i < data.size(); i += 4096) data[i] = static_cast<char>('a' + (i / 4096) % 26);
+    std::size_t at = 0;
+    while (at < data.size()) {
+      auto w = co_await f->write(bytes_of(data).subspan(at));
+      WEFT_CO_ASSERT(w && *w > 0, "")
+      at += *w;
+    }
+    f->seek(0);
+    auto back = co_await f->read_to_end();
+    WEFT_CO_ASSERT(back, "")
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(back->data()), back->size()), data);
+    WEFT_CO_ASSERT(co_await file::remove(path), "")
+  }());
+}
+
+TEST_P(file_io, bad_input_is_a_typed_error) {
+  loop().block_on([&]() -> task<void> {
+    open_options none;
+    none.read = false;
+    auto f = co_await file::open(temp_path("none"), none);
+    WEFT_CO_ASSERT(!f, "")
+    EXPECT_EQ(f.error(), std::make_error_code(std::errc::invalid_argument));
+    open_options o;
+    o.write = true;
+    o.create = true;
+    o.exclusive = true;
+    const std::string path = temp_path("excl");
+    auto first = co_await file::open(path, o);
+    WEFT_CO_ASSERT(first, "")
+    auto second = co_await file::open(path, o);
+    WEFT_CO_ASSERT(!second, "")
+    EXPECT_EQ(second.error(), std::error_code(EEXIST, std::system_category()));
+    WEFT_CO_ASSERT(co_await file::remove(path), "")
+    file closed;
+    std::byte b[1];
+    auto r = co_await closed.read_at(b, 0);
+    WEFT_CO_ASSERT(!r, "")
+    EXPECT_EQ(r.error(), std::error_code(EBADF, std::system_category()));
+  }());
+}
+
+TEST_P(file_io, unix_pairs_and_raw_descriptor_readiness) {
+  loop().block_on([&]() -> task<void> {
+    auto pair = unix_stream::pair();
+    WEFT_CO_ASSERT(pair, "")
+    auto& [a, b] = *pair;
+    auto w = co_await write_all(a, bytes_of("line one\nline two\r\npartial"));
+    WEFT_CO_ASSERT(w, "")
+    a.close();
+    auto readable = co_await wait_readable(b.native_handle());
+    WEFT_CO_ASSERT(readable, "")
+    EXPECT_TRUE(*readable & POLLIN);
+    line_reader lines(b);
+    std::vector<std::string> got;
+    for (;;) {
+      auto line = co_await lines.next_line();
+      WEFT_CO_ASSERT(line, line.error().message())
+      if (!*line) break;
+      got.push_back(**line);
+    }
+    EXPECT_EQ(got, (std::vector<std::string>{"line one", "line two", "partial"}));
+  }());
+}
+
+TEST_P(file_io, a_child_process_pipeline_runs_and_is_waited_for) {
+  loop().block_on([&]() -> task<void> {
+    spawn_options o;
+    o.in = stdio::pipe;
+    o.out = stdio::pipe;
+    auto child = child_process::spawn({"tr", "a-z", "A-Z"}, o);
+    WEFT_CO_ASSERT(child, child.error().message())
+    auto w = co_await write_all(child->stdin_pipe(), bytes_of("shout\n"));
+    WEFT_CO_ASSERT(w, "")
+    child->stdin_pipe().close();
+    line_reader lines(child->stdout_pipe());
+    auto line = co_await lines.next_line();
+    WEFT_CO_ASSERT(line && *line, "")
+    EXPECT_EQ(**line, "SHOUT");
+    auto status = co_await child->wait();
+    WEFT_CO_ASSERT(status, status.error().message())
+    EXPECT_TRUE(status->success());
+    auto sleeper = child_process::spawn({"sleep", "30"});
+    WEFT_CO_ASSERT(sleeper, "")
+    WEFT_CO_ASSERT(sleeper->kill(), "")
+    auto killed = co_await sleeper->wait();
+    WEFT_CO_ASSERT(killed, "")
+    EXPECT_EQ(killed->signal, 15);
+    auto missing = child_process::spawn({"/nonexistent/weft-no-such-program"});
+    WEFT_CO_ASSERT(!missing, "")
+    EXPECT_EQ(missing.error(), std::error_code(ENOENT, std::system_category()));
+    auto empty = child_process::spawn({});
+    WEFT_CO_ASSERT(!empty, "")
+  }());
+}
+
+INSTANTIATE_TEST_SUITE_P(drivers, file_io, ::testing::Values(io_driver_choice::io_uring, io_driver_choice::epoll), io_test::driver_name);
+
+}  // namespace
+}  // namespace weft

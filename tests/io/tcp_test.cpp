@@ -1,0 +1,292 @@
+// tcp_test.cpp — TCP listeners and streams on each real driver.
+#include <cerrno>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include <weft/io.hpp>
+#include <weft/time.hpp>
+
+#include "io_test_support.hpp"
+
+namespace weft {
+namespace {
+
+using io_test::bytes_of;
+using io_test::on_each_driver;
+
+class tcp : public on_each_driver {};
+
+task<expected<tcp_stream, std::error_code>> connect_task(socket_address at) {
+  co_return co_await tcp_stream::connect(at);
+}
+
+// A connected pair on loopback: (server side, client side).
+task<expected<std::pair<tcp_stream, tcp_stream>, std::error_code>> connected_pair() {
+  auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+  if (!listener) co_return unexpected(listener.error());
+  auto client_f = spawn(connect_task(*listener->local_address()));
+  auto server = co_await listener->accept();
+  if (!server) co_return unexpected(server.error());
+  auto client = co_await client_f;
+  if (!client) co_return unexpected(std::make_error_code(std::errc::operation_canceled));
+  if (!*client) co_return unexpected(client->error());
+  co_return std::pair<tcp_stream, tcp_stream>(std::move(*server), std::move(**client));
+}
+
+task<std::string> echo_once(tcp_listener& listener) {
+  auto conn = co_await listener.accept();
+  if (!conn) co_return "accept: " + conn.error().message();
+  std::byte buf[256];
+  std::string seen;
+  for (;;) {
+    auto n = co_await conn->read(buf);
+    if (!n) co_return "read: " + n.error().message();
+    if (*n == 0) break;
+    seen.append(reinterpret_cast<const char*>(buf), *n);
+    auto w = co_await write_all(*conn, std::span<const std::byte>(buf, *n));
+    if (!w) co_return "write: " + w.error().message();
+  }
+  co_return seen;
+}
+
+TEST_P(tcp, echoes_bytes_and_reads_end_of_stream_after_shutdown) {
+  loop().block_on([]() -> task<void> {
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(listener, listener.error().message())
+    auto at = listener->local_address();
+    WEFT_CO_ASSERT(at, "")
+    EXPECT_NE(at->port(), 0);
+    auto server = spawn(echo_once(*listener));
+    auto client = co_await tcp_stream::connect(*at);
+    WEFT_CO_ASSERT(client, client.error().message())
+    EXPECT_TRUE(client->set_nodelay(true));
+    const std::string message = "hello, weft";
+    auto w = co_await write_all(*client, bytes_of(message));
+    WEFT_CO_ASSERT(w, w.error().message())
+    std::string back(message.size(), '\0');
+    auto r = co_await read_exact(*client, std::as_writable_bytes(std::span<char>(back)));
+    WEFT_CO_ASSERT(r, r.error().message())
+    EXPECT_EQ(back, message);
+    auto s = co_await client->shutdown(SHUT_WR);
+    WEFT_CO_ASSERT(s, s.error().message())
+    std::byte extra[8];
+    auto end = co_await client->read(extra);
+    WEFT_CO_ASSERT(end, "")
+    EXPECT_EQ(*end, 0u);  // the server saw end of stream, finished, and closed
+    auto seen = co_await server;
+    WEFT_CO_ASSERT(seen, "")
+    EXPECT_EQ(*seen, message);
+  }());
+}
+
+TEST_P(tcp, connect_to_a_closed_port_is_refused) {
+  loop().block_on([]() -> task<void> {
+    // Bind a port, then close it: nothing listens there afterwards.
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(listener, "")
+    const auto at = *listener->local_address();
+    listener->close();
+    auto client = co_await tcp_stream::connect(at);
+    WEFT_CO_ASSERT(!(client), "")
+    EXPECT_EQ(client.error(), std::error_code(ECONNREFUSED, std::system_category()));
+  }());
+}
+
+TEST_P(tcp, a_port_in_use_is_refused_and_leaks_nothing) {
+  loop().block_on([]() -> task<void> {
+    auto first = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(first, "")
+    const std::size_t fds = io_test::open_fds();
+    auto second = tcp_listener::bind(*first->local_address());
+    WEFT_CO_ASSERT(!(second), "")
+    EXPECT_EQ(second.error(), std::error_code(EADDRINUSE, std::system_category()));
+    EXPECT_EQ(io_test::open_fds(), fds);
+    co_return;
+  }());
+}
+
+TEST_P(tcp, bad_arguments_are_typed_errors) {
+  loop().block_on([]() -> task<void> {
+    listen_options o;
+    o.backlog = 0;
+    auto l = tcp_listener::bind(socket_address::ipv4_loopback(0), o);
+    WEFT_CO_ASSERT(!(l), "")
+    EXPECT_EQ(l.error(), std::make_error_code(std::errc::invalid_argument));
+    auto u = socket_address::unix_path("/tmp/x");
+    WEFT_CO_ASSERT(u, "")
+    auto t = tcp_listener::bind(*u);
+    WEFT_CO_ASSERT(!(t), "")
+    auto c = co_await tcp_stream::connect(socket_address());
+    WEFT_CO_ASSERT(!(c), "")
+    EXPECT_FALSE(socket_address::parse("1.2.3.4"));
+    EXPECT_FALSE(socket_address::parse("1.2.3.4:65536"));
+    EXPECT_FALSE(socket_address::parse("host:80"));
+    EXPECT_TRUE(socket_address::parse("[::1]:80"));
+    tcp_stream closed;
+    std::byte b[4];
+    auto r = co_await closed.read(b);
+    WEFT_CO_ASSERT(!(r), "")
+    EXPECT_EQ(r.error(), std::error_code(EBADF, std::system_category()));
+  }());
+}
+
+TEST_P(tcp, a_dropped_read_loses_no_bytes) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    std::byte buf[64];
+    // Nothing was sent: the read times out and is dropped while in flight.
+    auto first = co_await timeout(std::chrono::milliseconds(20), server.read(buf));
+    EXPECT_FALSE(first);
+    auto w = co_await write_all(client, bytes_of("after the timeout"));
+    WEFT_CO_ASSERT(w, "")
+    std::string got(17, '\0');
+    auto r = co_await timeout(io_test::guard, read_exact(server, std::as_writable_bytes(std::span<char>(got))));
+    WEFT_CO_ASSERT(r, "the bytes never came: they were lost")
+    WEFT_CO_ASSERT(*r, r->error().message())
+    EXPECT_EQ(got, "after the timeout");
+  }());
+}
+
+TEST_P(tcp, an_aborted_reader_loses_no_bytes) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    tcp_stream& s = server;
+    auto reader = spawn([&s]() -> task<std::size_t> {
+      std::byte buf[64];
+      auto n = co_await s.read(buf);
+      co_return n ? *n : 0;
+    });
+    co_await yield_now();  // the reader submits its read
+    reader.abort();
+    co_await yield_now();
+    auto w = co_await write_all(client, bytes_of("kept"));
+    WEFT_CO_ASSERT(w, "")
+    std::string got(4, '\0');
+    auto r = co_await timeout(io_test::guard, read_exact(s, std::as_writable_bytes(std::span<char>(got))));
+    WEFT_CO_ASSERT(r, "the bytes never came: they were lost")
+    WEFT_CO_ASSERT(*r, r->error().message())
+    EXPECT_EQ(got, "kept");
+  }());
+}
+
+// The read's completion is reaped in the same turn as the write's, before the reader is polled:
+// the reader is aborted holding a result it never took, and those bytes go to the next read.
+TEST_P(tcp, a_reader_aborted_after_its_read_completed_loses_no_bytes) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    tcp_stream& s = server;
+    auto reader = spawn([&s]() -> task<std::size_t> {
+      std::byte buf[64];
+      auto n = co_await s.read(buf);
+      co_return n ? *n : 0;
+    });
+    co_await yield_now();  // the reader submits its read
+    auto w = co_await write_all(client, bytes_of("late"));
+    WEFT_CO_ASSERT(w, "")
+    reader.abort();
+    std::string got(4, '\0');
+    // Bounded, so that lost bytes fail the test instead of hanging it.
+    auto r = co_await timeout(io_test::guard, read_exact(s, std::as_writable_bytes(std::span<char>(got))));
+    WEFT_CO_ASSERT(r, "the bytes never came: they were lost")
+    WEFT_CO_ASSERT(*r, r->error().message())
+    EXPECT_EQ(got, "late");
+  }());
+}
+
+TEST_P(tcp, a_dropped_accept_loses_no_connection) {
+  loop().block_on([]() -> task<void> {
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(listener, "")
+    auto first = co_await timeout(std::chrono::milliseconds(10), listener->accept());
+    EXPECT_FALSE(first);
+    auto client = co_await tcp_stream::connect(*listener->local_address());
+    WEFT_CO_ASSERT(client, "")
+    auto server = co_await listener->accept();
+    WEFT_CO_ASSERT(server, server.error().message())
+    auto w = co_await write_all(*client, bytes_of("x"));
+    WEFT_CO_ASSERT(w, "")
+    std::byte b[1];
+    auto r = co_await read_exact(*server, b);
+    WEFT_CO_ASSERT(r, "")
+  }());
+}
+
+TEST_P(tcp, connect_with_a_timeout_gives_up_with_timed_out) {
+  loop().block_on([]() -> task<void> {
+    // A listener whose backlog is full never completes a connect: fill it, then time out.
+    listen_options o;
+    o.backlog = 1;
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0), o);
+    WEFT_CO_ASSERT(listener, "")
+    const auto at = *listener->local_address();
+    std::vector<tcp_stream> held;
+    for (int i = 0; i < 64; ++i) {
+      auto c = co_await tcp_stream::connect(at, std::chrono::milliseconds(50));
+      if (!c) {
+        EXPECT_EQ(c.error(), std::make_error_code(std::errc::timed_out)) << c.error().message();
+        co_return;
+      }
+      held.push_back(std::move(*c));
+    }
+    ADD_FAILURE() << "64 connections to a backlog of 1 all completed";
+  }());
+}
+
+TEST_P(tcp, destroying_the_loop_with_operations_in_flight_leaks_no_fd) {
+  const std::size_t before = io_test::open_fds();
+  {
+    event_loop l(io_test::options_for(GetParam()));
+    l.block_on([]() -> task<void> {
+      auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+      EXPECT_TRUE(listener);
+      auto shared = std::make_shared<tcp_listener>(std::move(*listener));
+      (void)spawn([shared]() -> task<void> { (void)co_await shared->accept(); });
+      auto client = co_await tcp_stream::connect(*shared->local_address());
+      EXPECT_TRUE(client);
+      auto c = std::make_shared<tcp_stream>(std::move(*client));
+      (void)spawn([c]() -> task<void> {
+        std::byte b[16];
+        (void)co_await c->read(b);
+      });
+      co_await yield_now();
+      co_await yield_now();
+    }());
+    EXPECT_GT(l.io_in_flight(), 0u);
+  }
+  EXPECT_EQ(io_test::open_fds(), before);
+}
+
+TEST_P(tcp, use_from_another_thread_is_a_usage_error) {
+  loop().block_on([]() -> task<void> {
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(listener, "")
+    bool refused = false;
+    std::thread other([&] {
+      try {
+        (void)listener->local_address();
+      } catch (const usage_error&) {
+        refused = true;
+      }
+    });
+    other.join();
+    EXPECT_TRUE(refused);
+    co_return;
+  }());
+}
+
+TEST_P(tcp, creating_a_socket_outside_a_loop_is_a_usage_error) {
+  EXPECT_THROW((void)tcp_listener::bind(socket_address::ipv4_loopback(0)), usage_error);
+}
+
+INSTANTIATE_TEST_SUITE_P(drivers, tcp, ::testing::Values(io_driver_choice::io_uring, io_driver_choice::epoll), io_test::driver_name);
+
+}  // namespace
+}  // namespace weft
