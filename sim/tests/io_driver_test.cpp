@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -176,6 +177,32 @@ TEST(io_driver, short_transfers_latency_and_reordering_keep_a_stream_intact) {
   }
   EXPECT_GT(faults, 0u);
   EXPECT_TRUE(time_moved) << "simulated latency never advanced virtual time";
+}
+
+// Under io_latency a completion is due later in virtual time; wait() sleeps no further than that
+// due time (or an earlier deadline), and the clock moves to it because every thread is blocked.
+TEST(io_driver, wait_returns_when_a_simulated_completion_falls_due) {
+  const auto r = run_body(
+      [](weft::sim::context& sim) {
+        driver d;
+        op o(request(io_opcode::nop, -1));
+        const weft::instant submitted = weft::platform::clock::now();
+        d.submit(o);
+        IO_CHECK_EQ(sim, d.has_completions(), false);
+        d.wait(submitted + std::chrono::nanoseconds(1));  // a deadline before the due time
+        IO_CHECK_EQ(sim, (weft::platform::clock::now() - submitted).count(), 1);
+        IO_CHECK_EQ(sim, d.poll(), 0u);
+        d.wait(std::nullopt);  // no deadline: the due time ends the wait
+        const auto waited = weft::platform::clock::now() - submitted;
+        if (waited <= std::chrono::nanoseconds(1) || waited > std::chrono::milliseconds(1)) {
+          sim.fail("the wait ended " + std::to_string(waited.count()) + " ns after the submission");
+        }
+        IO_CHECK_EQ(sim, d.has_completions(), true);
+        IO_CHECK_EQ(sim, d.poll(), 1u);
+        IO_CHECK_EQ(sim, o.completions, 1);
+      },
+      1, with_faults({{fault::io_latency, 1'000'000}}));
+  EXPECT_TRUE(r.passed) << first_failure(r);
 }
 
 TEST(io_driver, files_write_read_fsync_statx_ftruncate_rename_and_unlink) {
