@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 
@@ -597,6 +598,40 @@ TEST(io_driver, socketpairs_and_pipes_carry_bytes) {
         char buf[8] = {};
         IO_CHECK_EQ(sim, submit_and_finish(d, file_request(io_opcode::read, p[0], buf, 8, weft::platform::io_offset_current)), 5);
         IO_CHECK_EQ(sim, submit_and_finish(d, file_request(io_opcode::read, p[0], buf, 8, weft::platform::io_offset_current)), 0);
+      },
+      1);
+  EXPECT_TRUE(r.passed) << first_failure(r);
+}
+
+TEST(io_driver, poll_waits_for_readiness_and_getpeername_names_the_peer) {
+  const auto r = run_body(
+      [](weft::sim::context& sim) {
+        driver d;
+        const connection conn = connect_pair(d, 1);
+        const int s = static_cast<int>(accept_on(d, conn.listener));
+        io_request readable = request(io_opcode::poll, conn.client);
+        readable.flags = POLLIN;
+        op waiting(readable);
+        d.submit(waiting);
+        d.poll();
+        IO_CHECK_EQ(sim, waiting.completions, 0);  // nothing to read yet
+        io_request writable = request(io_opcode::poll, conn.client);
+        writable.flags = POLLOUT;
+        IO_CHECK_EQ(sim, submit_and_finish(d, writable), POLLOUT);
+        IO_CHECK_EQ(sim, send_all(d, s, "x"), 0);
+        IO_CHECK_EQ(sim, finish(d, waiting), POLLIN);
+        sockaddr_in peer{};
+        socklen_t len = sizeof peer;
+        io_request name = request(io_opcode::getpeername, conn.client);
+        name.addr = reinterpret_cast<sockaddr*>(&peer);
+        name.addr_len = &len;
+        IO_CHECK_EQ(sim, d.execute(name), 0);
+        IO_CHECK_EQ(sim, ntohs(peer.sin_port), conn.port);
+        IO_CHECK_EQ(sim, len, static_cast<socklen_t>(sizeof peer));
+        io_request unconnected = request(io_opcode::getpeername, conn.listener);
+        unconnected.addr = reinterpret_cast<sockaddr*>(&peer);
+        unconnected.addr_len = &len;
+        IO_CHECK_EQ(sim, d.execute(unconnected), -ENOTCONN);
       },
       1);
   EXPECT_TRUE(r.passed) << first_failure(r);
