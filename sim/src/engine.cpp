@@ -22,6 +22,8 @@
 #include <weft/sim/engine.hpp>
 #include <weft/sim/strategy.hpp>
 
+#include "io/world.hpp"
+
 namespace weft::sim {
 
 namespace {
@@ -638,6 +640,26 @@ bool engine::fault_point(std::uint8_t kind, const char* name, const weft::platfo
     in_stop_hook_ = false;
   }
   return true;
+}
+
+bool engine::io_fault(std::uint8_t kind, const char* name) noexcept {
+  if (running_ == nullptr || ending_ || kind >= fault_kinds) return false;
+  const std::uint32_t rate = options_.faults.rate_ppm[kind];
+  if (rate == 0) return false;  // an unused kind draws nothing, as at fault_point()
+  if (fault_rng_.below(ppm_one) >= rate) return false;
+  ++faults_injected_;
+  record_simple(event_kind::fault, current_fiber_id(), 0, 0, name, nullptr);
+  return true;
+}
+
+std::uint64_t engine::fault_draw(std::uint64_t bound) noexcept {
+  WEFT_ASSERT(bound >= 1);
+  return fault_rng_.below(bound);
+}
+
+io::world& engine::io_world() {
+  if (!io_world_) io_world_ = std::make_unique<io::world>();
+  return *io_world_;
 }
 
 // ---- the algorithm's side ----------------------------------------------------------------------

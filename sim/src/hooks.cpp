@@ -69,6 +69,26 @@ bool fault_point(std::uint8_t kind, const char* name, const weft::platform::sour
   return e != nullptr && e->fault_point(kind, name, loc);
 }
 
+io::world* io_world() noexcept {
+  engine* e = engine::current();
+  return e != nullptr && e->running() != nullptr ? &e->io_world() : nullptr;
+}
+
+bool io_fault(std::uint8_t kind, const char* name) noexcept {
+  engine* e = engine::current();
+  return e != nullptr && e->io_fault(kind, name);
+}
+
+std::uint64_t fault_draw(std::uint64_t bound) noexcept {
+  engine* e = engine::current();
+  return e != nullptr ? e->fault_draw(bound) : 0;
+}
+
+void trace_note(const char* text) noexcept {
+  engine* e = engine::current();
+  if (e != nullptr && e->running() != nullptr) e->note(text);
+}
+
 void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
                 const char* detail) noexcept {
   if (engine* e = engine::current()) e->trace_task(event, name, cell, id, detail);

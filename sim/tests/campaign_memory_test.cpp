@@ -22,6 +22,8 @@
 #include <weft/sim/scenario.hpp>
 #include <weft/weft.hpp>
 
+#include "io_support.hpp"
+
 namespace {
 
 // Seeds each scenario runs before the first measurement: the allocator's arenas, the block
@@ -151,6 +153,10 @@ TEST(campaign_memory, a_scenario_that_never_advances_virtual_time_stays_flat_on_
   expect_flat("memory_no_virtual_time", 2, false);
 }
 
+// Simulated I/O: every seed's sockets, ports, files and buffers die with its run (every other
+// seed with --swarm, so the I/O faults are on in some of them).
+TEST(campaign_memory, a_scenario_with_simulated_io_stays_flat) { expect_flat("memory_io_traffic", 1, true); }
+
 TEST(campaign_memory, the_timeless_scenario_really_never_advances_virtual_time) {
   const weft::sim::scenario* s = weft::sim::registry::global().find("memory_no_virtual_time");
   ASSERT_NE(s, nullptr);
@@ -186,6 +192,12 @@ TEST(campaign_memory, a_huge_seed_count_costs_no_memory_up_front) {
 
 // Fails every seed at once: a campaign of it ends at its first failure under --max-failures 1.
 WEFT_SIM_SCENARIO(memory_fails_at_once) (weft::sim::context& sim) { sim.fail("fails on purpose"); }
+
+// Loopback TCP both ways between two threads, and a file written, read back and unlinked.
+WEFT_SIM_SCENARIO(memory_io_traffic) (weft::sim::context& sim) {
+  weft::sim::io_test::tcp_exchange(sim);
+  weft::sim::io_test::file_round_trip(sim);
+}
 
 // A user scenario that never sleeps: spawn_worker producers push macrotasks into the main loop,
 // retrying on `full` by yielding the thread, never by a timed wait. Some thread is always ready

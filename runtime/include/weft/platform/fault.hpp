@@ -22,6 +22,12 @@ enum class fault : std::uint8_t {
   inbox_full,           // remote inbox answers `full` although it has room
   blocking_saturated,   // blocking pool answers `full` although it has room
   worker_start_failure, // starting a worker thread fails
+  // I/O faults: only the simulator's driver asks for these (the simulated kernel suffers them).
+  io_latency,           // an I/O completion arrives after a seeded virtual latency
+  io_short,             // a read or write moves fewer bytes than asked (at least one)
+  io_reset,             // a stream connection is reset (ECONNRESET)
+  io_error,             // a file operation fails with EIO
+  io_reorder,           // ready completions of independent operations arrive out of order
   count_
 };
 
@@ -35,6 +41,11 @@ inline constexpr const char* fault_name(fault f) noexcept {
     case fault::inbox_full: return "inbox_full";
     case fault::blocking_saturated: return "blocking_saturated";
     case fault::worker_start_failure: return "worker_start_failure";
+    case fault::io_latency: return "io_latency";
+    case fault::io_short: return "io_short";
+    case fault::io_reset: return "io_reset";
+    case fault::io_error: return "io_error";
+    case fault::io_reorder: return "io_reorder";
     case fault::count_: break;
   }
   return "unknown";

@@ -48,6 +48,9 @@ class context;
 namespace weft::sim {
 
 class strategy;
+namespace io {
+class world;
+}  // namespace io
 
 namespace detail {
 
@@ -103,6 +106,11 @@ class engine {
   void detach(detail::fiber_record* f) noexcept;
   void drop_joinable(detail::fiber_record* f) noexcept;
   bool fault_point(std::uint8_t kind, const char* name, const weft::platform::source_location& loc) noexcept;
+  // The fault stream without a scheduling point, for the simulated kernel (hooks.hpp).
+  bool io_fault(std::uint8_t kind, const char* name) noexcept;
+  std::uint64_t fault_draw(std::uint64_t bound) noexcept;
+  // The run's simulated kernel, created at its first use; it dies with the engine.
+  io::world& io_world();
   // A task event (platform::task_event) of the task cell at `cell`: recorded in the trace, never a
   // scheduling point (no step, no choice). Ignored while no fiber runs.
   void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
@@ -202,6 +210,7 @@ class engine {
   engine* previous_ = nullptr;
   std::function<void()> stop_hook_;
   bool in_stop_hook_ = false;
+  std::unique_ptr<io::world> io_world_;
 
   // Task events: a cell's address names it only inside the engine (it never enters the trace);
   // the trace numbers tasks in order of appearance. A `spawned` event always starts a new number

@@ -17,6 +17,10 @@
 #include <weft/platform/source_location.hpp>
 #include <vector>
 
+namespace weft::sim::io {
+class world;
+}  // namespace weft::sim::io
+
 namespace weft::sim::detail {
 
 struct fiber_record;
@@ -58,6 +62,19 @@ void report_failure(const char* what, const weft::platform::source_location& loc
 // A WEFT_ASSERT failed: inside a run, fails the run and abandons its fibers (never returns to
 // the caller); outside a run, prints and aborts the process.
 [[noreturn]] void assertion_failed(const char* condition, const char* file, int line) noexcept;
+
+// The simulated kernel of the run active on this OS thread (created at its first use, destroyed
+// with the run, so nothing of it reaches the next seed), or null outside a run.
+io::world* io_world() noexcept;
+// Whether an I/O fault of `kind` strikes now: drawn from the run's fault stream at the kind's
+// rate, as fault_point() does, but not a scheduling point (the simulated kernel is in the middle
+// of an operation and must not let another thread in). A fault that strikes is in the trace.
+bool io_fault(std::uint8_t kind, const char* name) noexcept;
+// A number in [0, bound) from the run's fault stream: the size of a fault that struck (a
+// latency, a short count). bound >= 1; 0 outside a run.
+std::uint64_t fault_draw(std::uint64_t bound) noexcept;
+// A note in the trace (and its hash); not a scheduling point. Nothing outside a run.
+void trace_note(const char* text) noexcept;
 
 // Fibers (simulated threads).
 fiber_record* spawn(std::function<void()> fn, const weft::platform::source_location& loc);
