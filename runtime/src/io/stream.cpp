@@ -14,6 +14,8 @@ void stream_core::close() noexcept {
   if (fd < 0) return;
   const int closing = std::exchange(fd, -1);
   close_descriptor(owner, closing);
+  // Connections a listener kept for dropped accepts are nobody's now.
+  for (int kept : std::exchange(accepted, {})) close_descriptor(owner, kept);
 }
 
 stream_core::~stream_core() { close(); }

@@ -180,10 +180,11 @@ class basic_listener {
     if (!core_ || core_->fd < 0) return {-EBADF, detail::accept_finish<S>{core_}};
     detail::io_owner owner = core_->owner;
     (void)owner.driver("listener::accept");  // the thread check
-    if (!core_->accepted.empty()) {          // kept for a dropped accept
-      const int fd = core_->accepted.front();
+    if (!core_->accepted.empty()) {  // kept for a dropped accept: handed out the same way
+      auto done = std::make_unique<detail::accept_op>(core_);
+      done->complete_now(core_->accepted.front());
       core_->accepted.erase(core_->accepted.begin());
-      return {fd, detail::accept_finish<S>{core_}};
+      return {std::move(owner), std::move(done), detail::accept_finish<S>{core_}};
     }
     return {std::move(owner), std::make_unique<detail::accept_op>(core_), detail::accept_finish<S>{core_},
             "listener::accept"};

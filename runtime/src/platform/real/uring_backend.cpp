@@ -263,7 +263,10 @@ class uring_backend final : public driver_backend {
     }
   }
 
-  std::int64_t execute(const io_request& r) override { return execute_now(r); }
+  std::int64_t execute(const io_request& r) override {
+    if (r.opcode == io_opcode::close) cancel_on_descriptor(r.fd);
+    return execute_now(r);
+  }
 
   std::size_t poll() override { return reap(); }
 
@@ -321,6 +324,32 @@ class uring_backend final : public driver_backend {
     io_uring_prep_cancel64(sqe, target, 0);
     io_uring_sqe_set_data64(sqe, user_data(nullptr, tag_cancel));
     ++kernel_pending_;
+  }
+
+  // Closing a descriptor does not stop the kernel's operations on it (the ring holds the file):
+  // they are cancelled first, as the epoll backend does, so none waits on a closed object.
+  void cancel_on_descriptor(int fd) {
+    for (io_operation* op = backlog_.head; op != nullptr;) {
+      io_operation* next = op->driver_next;
+      if (op->fd == fd) {
+        backlog_.remove(*op);
+        finish_without_cqe(*op, -ECANCELED);
+      }
+      op = next;
+    }
+    bool any = false;
+    for (io_operation* op = in_kernel_.head; op != nullptr && !any; op = op->driver_next) any = op->fd == fd;
+    if (!any) return;
+    if (kernel_pending_ >= issue_limit_) {
+      (void)io_uring_submit_and_wait(&ring_, 1);
+      (void)reap();
+    }
+    io_uring_sqe* sqe = get_sqe();
+    if (sqe == nullptr) return;
+    io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+    io_uring_sqe_set_data64(sqe, user_data(nullptr, tag_cancel));
+    ++kernel_pending_;
+    (void)io_uring_submit(&ring_);  // before the close: the kernel looks the descriptor up now
   }
 
   void finish_without_cqe(io_operation& op, std::int64_t result) {

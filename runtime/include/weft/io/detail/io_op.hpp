@@ -91,13 +91,19 @@ class io_op : public platform::io_operation {
     }
   }
   // The awaiter is done with the operation before its completion: ask the driver to stop it.
+  // A result that already arrived is nobody's now: orphaned() disposes of what it holds (an
+  // accepted connection, a connected socket) before the operation goes.
   void abandon(platform::driver& d) noexcept {
     if (handoff.abandon() == io_handoff::after_abandon::free_operation) {
+      orphaned(handoff.result());
       destroy();
     } else {
       d.cancel(*this);
     }
   }
+  // Before submission: the operation finished at once (a connection the listener kept), and is
+  // awaited, or abandoned, as if the driver had completed it.
+  void complete_now(std::int64_t result) noexcept { (void)handoff.complete(result); }
   void destroy() noexcept { delete this; }
 
   io_handoff handoff;
@@ -130,6 +136,12 @@ class io_leaf {
       : owner_(std::move(owner)), op_(op.release()), finish_(std::move(finish)), what_(what) {}
   // An operation refused before submission (bad argument, closed object): ready at once.
   io_leaf(std::int64_t immediate, Finish finish) : finish_(std::move(finish)), immediate_(immediate) {}
+  // An operation that finished without the driver (complete_now): ready at once, and abandoned
+  // through orphaned() if the leaf goes unawaited.
+  io_leaf(io_owner owner, std::unique_ptr<Op> done, Finish finish)
+      : owner_(std::move(owner)), op_(done.release()), finish_(std::move(finish)), submitted_(true) {
+    WEFT_ASSERT(op_->handoff.ready());
+  }
   io_leaf(io_leaf&& other) noexcept
       : owner_(std::move(other.owner_)),
         op_(std::exchange(other.op_, nullptr)),
