@@ -274,6 +274,15 @@ void destroy_core(detail::runtime_core* core) noexcept {
 }  // namespace
 
 runtime runtime::builder::build() const {
+  // A driver the workers cannot have fails the start here, before any thread: io_uring's
+  // availability is the process's, so one probe on this thread answers for every worker.
+  if (config_.io_driver == io_driver_choice::io_uring) {
+    try {
+      platform::driver probe(platform::driver_options{config_.io_driver});
+    } catch (const io_unavailable_error& e) {
+      throw start_error(0, e.what());
+    }
+  }
   std::shared_ptr<detail::runtime_core> core(new detail::runtime_core(config_), destroy_core);
   core->start(core);
   return runtime(std::move(core));

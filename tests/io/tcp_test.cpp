@@ -1,7 +1,9 @@
 // tcp_test.cpp — TCP listeners and streams on each real driver.
 #include <cerrno>
 #include <string>
+#include <sys/resource.h>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -216,6 +218,70 @@ TEST_P(tcp, a_dropped_accept_loses_no_connection) {
     std::byte b[1];
     auto r = co_await read_exact(*server, b);
     WEFT_CO_ASSERT(r, "")
+  }());
+}
+
+TEST_P(tcp, closing_a_stream_ends_a_read_in_flight_with_an_error) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    tcp_stream& s = server;
+    auto reader = spawn([&s]() -> task<expected<std::size_t, std::error_code>> {
+      std::byte buf[16];
+      co_return co_await s.read(buf);
+    });
+    // A pause lets the loop wait, so the read reaches the kernel (a yield alone might leave it
+    // queued in the driver, where the close would make it fail at submission instead).
+    co_await sleep(std::chrono::milliseconds(5));
+    s.close();
+    auto outcome = co_await timeout(io_test::guard, std::move(reader));
+    WEFT_CO_ASSERT(outcome, "the read never ended after close")
+    WEFT_CO_ASSERT(*outcome, "")
+    EXPECT_FALSE(**outcome) << "a read on a closed stream answered bytes";
+    (void)client;
+  }());
+}
+
+TEST_P(tcp, a_closed_listener_closes_the_connections_it_kept) {
+  const std::size_t before = io_test::open_fds();
+  loop().block_on([]() -> task<void> {
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(listener, "")
+    // An accept dropped after its connection arrived leaves the connection with the listener.
+    auto accepting = spawn([&l = *listener]() -> task<void> { (void)co_await l.accept(); });
+    co_await yield_now();
+    auto client = co_await tcp_stream::connect(*listener->local_address());
+    WEFT_CO_ASSERT(client, "")
+    accepting.abort();
+    co_await yield_now();
+    listener->close();
+  }());
+  EXPECT_EQ(io_test::open_fds(), before);
+}
+
+TEST_P(tcp, too_many_open_files_is_a_typed_error_that_leaks_nothing) {
+  loop().block_on([]() -> task<void> {
+    rlimit old{};
+    WEFT_CO_ASSERT(::getrlimit(RLIMIT_NOFILE, &old) == 0, "")
+    const std::size_t open = io_test::open_fds();
+    rlimit tight = old;
+    tight.rlim_cur = open + 1;  // room for one more descriptor, not two
+    WEFT_CO_ASSERT(::setrlimit(RLIMIT_NOFILE, &tight) == 0, "")
+    std::vector<tcp_listener> held;
+    std::error_code refused;
+    for (int i = 0; i < 4 && !refused; ++i) {
+      auto l = tcp_listener::bind(socket_address::ipv4_loopback(0));
+      if (l) {
+        held.push_back(std::move(*l));
+      } else {
+        refused = l.error();
+      }
+    }
+    ::setrlimit(RLIMIT_NOFILE, &old);
+    EXPECT_EQ(refused, std::error_code(EMFILE, std::system_category()));
+    held.clear();
+    EXPECT_EQ(io_test::open_fds(), open);
   }());
 }
 
