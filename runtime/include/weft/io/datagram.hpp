@@ -103,6 +103,16 @@ class datagram_socket {
   using connect_leaf = detail::io_leaf<detail::datagram_op, detail::datagram_connect_finish>;
 
   datagram_socket() = default;
+  datagram_socket(datagram_socket&&) noexcept = default;
+  datagram_socket& operator=(datagram_socket&& other) noexcept {
+    if (this != &other) {
+      close();
+      core_ = std::move(other.core_);
+    }
+    return *this;
+  }
+  // Closes now (a dropped receive still in flight is cancelled and keeps only its memory).
+  ~datagram_socket() { close(); }
 
   // Sends `src` as one datagram to `to` (at most io_staging_max bytes; larger is EMSGSIZE).
   send_leaf send_to(std::span<const std::byte> src, const socket_address& to);

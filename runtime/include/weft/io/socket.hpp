@@ -175,6 +175,16 @@ template <class S>
 class basic_listener {
  public:
   basic_listener() = default;
+  basic_listener(basic_listener&&) noexcept = default;
+  basic_listener& operator=(basic_listener&& other) noexcept {
+    if (this != &other) {
+      close();
+      core_ = std::move(other.core_);
+    }
+    return *this;
+  }
+  // Closes now, with the connections it kept (a dropped accept still in flight is cancelled).
+  ~basic_listener() { close(); }
   // A leaf awaitable answering expected<S, std::error_code>.
   detail::io_leaf<detail::accept_op, detail::accept_finish<S>> accept() {
     if (!core_ || core_->fd < 0) return {-EBADF, detail::accept_finish<S>{core_}};
