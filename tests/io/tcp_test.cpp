@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <weft/cancellation.hpp>
 #include <weft/io.hpp>
 #include <weft/time.hpp>
 
@@ -200,6 +201,35 @@ TEST_P(tcp, a_reader_aborted_after_its_read_completed_loses_no_bytes) {
     WEFT_CO_ASSERT(r, "the bytes never came: they were lost")
     WEFT_CO_ASSERT(*r, r->error().message())
     EXPECT_EQ(got, "late");
+  }());
+}
+
+// A token cancelled from another thread ends a read in flight; the bytes that come later are
+// read by the next read.
+TEST_P(tcp, a_cancellation_token_from_another_thread_ends_a_read_and_loses_no_bytes) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    cancellation_source source;
+    std::thread canceller([&source] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      source.cancel();
+    });
+    std::byte buf[16];
+    auto first = co_await timeout(io_test::guard, with_cancellation(source.token(), server.read(buf)));
+    canceller.join();
+    WEFT_CO_ASSERT(first, "the cancellation never ended the read")
+    WEFT_CO_ASSERT(!*first, "the read finished although nothing was sent")
+    EXPECT_EQ(first->error(), cancel_error::cancelled);
+    EXPECT_TRUE(source.token().is_cancelled());
+    auto again = co_await with_cancellation(source.token(), server.read(buf));
+    EXPECT_FALSE(again) << "a cancelled token lets nothing start";
+    WEFT_CO_ASSERT(co_await write_all(client, bytes_of("after")), "")
+    std::string got(5, '\0');
+    auto r = co_await timeout(io_test::guard, read_exact(server, std::as_writable_bytes(std::span<char>(got))));
+    WEFT_CO_ASSERT(r && *r, "the bytes were lost")
+    EXPECT_EQ(got, "after");
   }());
 }
 

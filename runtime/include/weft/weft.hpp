@@ -4,6 +4,7 @@
 #include <weft/compiler_support.hpp>
 
 #include <weft/builtins.hpp>
+#include <weft/cancellation.hpp>
 #include <weft/event_loop.hpp>
 #include <weft/expected.hpp>
 #include <weft/join_error.hpp>
