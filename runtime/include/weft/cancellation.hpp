@@ -137,12 +137,7 @@ class cancellable_leaf {
   }
   result_type await_resume() {
     if (cancelled_) return unexpected(cancel_error::cancelled);
-    if constexpr (std::is_void_v<inner_result>) {
-      inner_.await_resume();
-      return {};
-    } else {
-      return inner_.await_resume();
-    }
+    return detail::resume_inner<cancel_error>(inner_);
   }
 
  private:

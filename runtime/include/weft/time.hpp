@@ -151,6 +151,17 @@ class spawned_leaf {
   bool started_ = false;
 };
 
+// A wrapped leaf's result as the value of an expected<result, E> (void results included).
+template <class E, class Inner>
+expected<decltype(std::declval<Inner&>().await_resume()), E> resume_inner(Inner& inner) {
+  if constexpr (std::is_void_v<decltype(inner.await_resume())>) {
+    inner.await_resume();
+    return {};
+  } else {
+    return inner.await_resume();
+  }
+}
+
 template <class A>
 struct as_leaf {
   using type = A;
@@ -183,12 +194,7 @@ class timeout_leaf {
   }
   result_type await_resume() {
     if (elapsed_) return unexpected(timeout_error::elapsed);
-    if constexpr (std::is_void_v<inner_result>) {
-      inner_.await_resume();
-      return {};
-    } else {
-      return inner_.await_resume();
-    }
+    return detail::resume_inner<timeout_error>(inner_);
   }
 
  private:

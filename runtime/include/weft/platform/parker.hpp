@@ -60,13 +60,57 @@ inline void spin_pause() noexcept {
 #endif
 }
 
+// The bounded spin a thread runs before it sleeps: polls `ready` for up to park_spin_budget
+// (never past a deadline), quietly while wakes keep coming within `quiet` of its start, then
+// yielding the core between checks. Owner thread only; shared by the parker and the real driver.
+class spin_policy {
+ public:
+  explicit spin_policy(duration quiet) noexcept : quiet_(quiet) {}
+
+  // True as soon as `ready()` answers true; false once the budget or the deadline is spent.
+  template <class Ready>
+  bool spin(Ready&& ready, std::optional<instant> deadline) {
+    if (park_spin_budget == duration::zero()) return false;
+    const instant start = clock::now();
+    instant until = start + park_spin_budget;
+    if (deadline && *deadline < until) until = *deadline;
+    // Quiet only while wakes keep coming within the quiet spin: a thread whose waits are longer
+    // (an idle worker, a host thread) yields from its first check, as a busy core needs.
+    const instant quiet_until = start + quiet_;
+    const instant yield_from = last_wake_prompt_ ? quiet_until : start;
+    instant checked = start;
+    for (;;) {
+      for (int i = 0; i < park_spin_pauses_per_check; ++i) {
+        spin_pause();
+        if (ready()) {
+          last_wake_prompt_ = checked < quiet_until;
+          return true;
+        }
+      }
+      checked = clock::now();
+      if (checked >= until) {
+        last_wake_prompt_ = false;
+        return false;
+      }
+      // Between checks past the quiet spin, give the core to any other runnable thread: on a
+      // machine with few cores a spinner must not keep the thread it waits for (or one just
+      // woken) off the CPU.
+      if (checked >= yield_from) yield_thread();
+    }
+  }
+
+ private:
+  const duration quiet_;
+  bool last_wake_prompt_ = true;  // did the last spin end within its quiet part?
+};
+
 class parker {
  public:
   // A loop thread's parker (the driver's).
   parker() noexcept : parker(loop_park_spin_quiet) {}
   // `spin_quiet`: how long the spin in park() polls before it starts yielding between checks
   // (loop_park_spin_quiet or host_park_spin_quiet).
-  explicit parker(duration spin_quiet) noexcept : spin_quiet_(spin_quiet) {}
+  explicit parker(duration spin_quiet) noexcept : spin_(spin_quiet) {}
   parker(const parker&) = delete;
   parker& operator=(const parker&) = delete;
 
@@ -135,36 +179,13 @@ class parker {
 
   bool spin_for_token(std::optional<instant> deadline) {
     if (try_consume_token()) return true;
-    if (park_spin_budget == duration::zero()) return false;
-    const instant start = clock::now();
-    instant until = start + park_spin_budget;
-    if (deadline && *deadline < until) until = *deadline;
-    // Quiet only while wakes keep coming within the quiet spin: a thread whose waits are longer
-    // (an idle worker, a host thread) yields from its first check, as a busy core needs.
-    const instant quiet_until = start + spin_quiet_;
-    const instant yield_from = last_wake_prompt_ ? quiet_until : start;
-    instant checked = start;
-    for (;;) {
-      for (int i = 0; i < park_spin_pauses_per_check; ++i) {
-        spin_pause();
-        // relaxed: only a hint; the CAS in try_consume_token() does the acquire. Reading first
-        // keeps the spinner from taking the line exclusively while the unparker needs it.
-        if (state_.load(std::memory_order_relaxed) == notified && try_consume_token()) {
-          last_wake_prompt_ = checked < quiet_until;
-          return true;
-        }
-      }
-      checked = clock::now();
-      if (checked >= until) {
-        last_wake_prompt_ = false;
-        return false;
-      }
-      if (checked < yield_from) continue;
-      // Between checks past the quiet spin, give the core to any other runnable thread: on a
-      // machine with few cores a spinner must not keep the thread it waits for (or one just
-      // woken) off the CPU.
-      yield_thread();
-    }
+    return spin_.spin(
+        [this] {
+          // relaxed: only a hint; the CAS in try_consume_token() does the acquire. Reading first
+          // keeps the spinner from taking the line exclusively while the unparker needs it.
+          return state_.load(std::memory_order_relaxed) == notified && try_consume_token();
+        },
+        deadline);
   }
   bool try_consume_token() {
     std::uint32_t expected = notified;
@@ -173,8 +194,7 @@ class parker {
                                           std::memory_order_relaxed);
   }
 
-  const duration spin_quiet_;
-  bool last_wake_prompt_ = true;  // owner only: did the last spin end within its quiet part?
+  spin_policy spin_;
   sync::atomic<std::uint32_t> state_{empty};
   sync::mutex lock_;
   sync::condvar cv_;

@@ -65,35 +65,17 @@ void driver::wait(std::optional<instant> deadline) {
   (void)state_.exchange(empty, std::memory_order_acquire);
 }
 
-// Polls for a token or a completion for up to park_spin_budget before the owner sleeps: a wake
-// that arrives within it costs no system call on either side (parker.hpp explains the quiet and
-// yielding parts).
+// Polls for a token or a completion before the owner sleeps: a wake that arrives within the
+// spin costs no system call on either side (spin_policy, parker.hpp).
 bool driver::spin(std::optional<instant> deadline) {
   if (try_consume_token() || backend_->has_completions()) return true;
-  if (park_spin_budget == duration::zero()) return false;
-  const instant start = clock::now();
-  instant until = start + park_spin_budget;
-  if (deadline && *deadline < until) until = *deadline;
-  const instant quiet_until = start + loop_park_spin_quiet;
-  const instant yield_from = last_wake_prompt_ ? quiet_until : start;
-  instant checked = start;
-  for (;;) {
-    for (int i = 0; i < park_spin_pauses_per_check; ++i) {
-      spin_pause();
-      // relaxed: a hint; try_consume_token() does the acquire.
-      if ((state_.load(std::memory_order_relaxed) == notified && try_consume_token()) ||
-          backend_->has_completions()) {
-        last_wake_prompt_ = checked < quiet_until;
-        return true;
-      }
-    }
-    checked = clock::now();
-    if (checked >= until) {
-      last_wake_prompt_ = false;
-      return false;
-    }
-    if (checked >= yield_from) yield_thread();
-  }
+  return spin_.spin(
+      [this] {
+        // relaxed: a hint; try_consume_token() does the acquire.
+        return (state_.load(std::memory_order_relaxed) == notified && try_consume_token()) ||
+               backend_->has_completions();
+      },
+      deadline);
 }
 
 }  // namespace weft::platform

@@ -63,7 +63,7 @@ class driver {
 
   std::unique_ptr<driver_backend> backend_;
   std::optional<io_unavailable> fallback_reason_;
-  bool last_wake_prompt_ = true;  // owner only: did the last spin end within its quiet part?
+  spin_policy spin_{loop_park_spin_quiet};  // owner only
   sync::atomic<std::uint32_t> state_{empty};
 };
 
