@@ -418,6 +418,14 @@ void engine::assertion_failed(const char* condition, const char* file, int line)
   abandon_current();
 }
 
+void engine::stop_run(std::string message) noexcept {
+  message += " (thread " + std::to_string(current_fiber_id()) + "); the run stops here\n";
+  message += describe_fibers();
+  fail(std::move(message));
+  abort_run();
+  abandon_current();
+}
+
 void engine::abandon_current() noexcept {
   WEFT_ASSERT(running_ != nullptr);
   running_->state = detail::fiber_state::abandoned;

@@ -74,6 +74,11 @@ io::world* io_world() noexcept {
   return e != nullptr && e->running() != nullptr ? &e->io_world() : nullptr;
 }
 
+io::world* existing_io_world() noexcept {
+  engine* e = engine::current();
+  return e != nullptr && e->running() != nullptr ? e->existing_io_world() : nullptr;
+}
+
 bool io_fault(std::uint8_t kind, const char* name) noexcept {
   engine* e = engine::current();
   return e != nullptr && e->io_fault(kind, name);
@@ -99,6 +104,15 @@ void assertion_failed(const char* condition, const char* file, int line) noexcep
     e->assertion_failed(condition, file, line);  // does not return
   }
   std::fprintf(stderr, "weft: assertion failed: %s at %s:%d\n", condition, file, line);
+  std::fflush(stderr);
+  std::abort();
+}
+
+void stop_run(const char* what) noexcept {
+  if (engine* e = engine::current(); e != nullptr && e->running() != nullptr) {
+    e->stop_run(what);  // does not return
+  }
+  std::fprintf(stderr, "weft sim: %s\n", what);
   std::fflush(stderr);
   std::abort();
 }

@@ -199,5 +199,14 @@ TEST(detection_power, a_moved_from_join_handle_that_keeps_its_outcome_is_found_b
 TEST(detection_power, a_join_handle_that_keeps_its_first_waker_deadlocks_wake_storm) {
   expect_found("join_keeps_first_waker");
 }
+TEST(detection_power, an_abandoned_io_operation_freed_in_flight_is_found_by_the_buffer_lifetime_oracle) {
+  expect_found("io_abandon_frees_in_flight");
+}
+TEST(detection_power, a_dropped_read_that_loses_its_bytes_is_found_by_io_cancel_race) {
+  expect_found("io_dropped_read_loses_bytes");
+}
+TEST(detection_power, a_read_that_overtakes_the_read_in_flight_is_found_by_io_cancel_race) {
+  expect_found("io_second_read_overtakes");
+}
 
 }  // namespace

@@ -386,6 +386,60 @@ TEST(io_driver, cancelling_a_pending_recv_completes_it_ecanceled_exactly_once) {
   EXPECT_TRUE(r.passed) << first_failure(r);
 }
 
+// The buffer-lifetime oracle (platform::io_operation_freed): freeing an operation the kernel
+// holds, waiting in it or with its result known but not delivered, fails the run and stops it at
+// the free; freeing one never submitted, or after its completion, is fine.
+bool went_on_after_the_free = false;
+
+TEST(io_driver, freeing_an_operation_the_kernel_holds_stops_the_run_there) {
+  went_on_after_the_free = false;
+  const auto waiting = run_body(
+      [](weft::sim::context&) {
+        driver d;
+        const connection conn = connect_pair(d, 1);
+        char buf[8];
+        op pending(receive_request(conn.client, buf, sizeof buf));
+        d.submit(pending);
+        weft::platform::io_operation_freed(pending);
+        went_on_after_the_free = true;
+      },
+      1);
+  ASSERT_FALSE(waiting.passed);
+  EXPECT_NE(first_failure(waiting).find("buffer-lifetime oracle: an I/O operation (recv on fd"), std::string::npos)
+      << first_failure(waiting);
+  EXPECT_FALSE(went_on_after_the_free);
+
+  const auto undelivered = run_body(
+      [](weft::sim::context&) {
+        driver d;
+        op done(request(io_opcode::nop, -1));
+        d.submit(done);  // finished at once: its completion waits for the next poll
+        weft::platform::io_operation_freed(done);
+        went_on_after_the_free = true;
+      },
+      1);
+  ASSERT_FALSE(undelivered.passed);
+  EXPECT_NE(first_failure(undelivered).find("buffer-lifetime oracle: an I/O operation (nop on fd -1)"),
+            std::string::npos)
+      << first_failure(undelivered);
+  EXPECT_FALSE(went_on_after_the_free);
+}
+
+TEST(io_driver, freeing_an_operation_before_submission_or_after_its_completion_passes) {
+  const auto r = run_body(
+      [](weft::sim::context& sim) {
+        driver d;
+        op unsubmitted(request(io_opcode::nop, -1));
+        weft::platform::io_operation_freed(unsubmitted);
+        op done(request(io_opcode::nop, -1));
+        d.submit(done);
+        IO_CHECK_EQ(sim, finish(d, done), 0);
+        weft::platform::io_operation_freed(done);
+      },
+      1);
+  EXPECT_TRUE(r.passed) << first_failure(r);
+}
+
 TEST(io_driver, reap_all_cancels_everything_pending_and_delivers_it) {
   const auto r = run_body(
       [](weft::sim::context& sim) {

@@ -132,12 +132,23 @@ std::size_t driver::deliver(bool everything) {
     const std::string line = std::string("io ") + opcode_name(c->op->opcode) + " -> " + std::to_string(c->result);
     sim::detail::trace_note(line.c_str());
     ++delivered;
+    if (sim::io::world* w = sim::detail::existing_io_world()) w->delivered(*c->op);
     c->op->complete(c->result);
   }
   return delivered;
 }
 
 std::size_t driver::poll() { return deliver(false); }
+
+void io_operation_freed(const io_operation& op) noexcept {
+  const sim::io::world* w = sim::detail::existing_io_world();
+  if (w == nullptr || !w->holds(op)) return;
+  const std::string what = std::string("buffer-lifetime oracle: an I/O operation (") + opcode_name(op.opcode) +
+                           " on fd " + std::to_string(op.fd) +
+                           ") was freed while the simulated kernel holds it (submitted, not completed): "
+                           "the kernel may still write its buffer and will complete it";
+  sim::detail::stop_run(what.c_str());
+}
 
 bool driver::has_completions() const noexcept {
   return refused_head_ != nullptr || endpoint_->has_ready(clock::now());

@@ -31,6 +31,7 @@ world::~world() {
   // queues so no socket keeps itself alive.
   for (const auto& [id, place] : waiting_) ((*place.where).*(place.queue)).clear();
   waiting_.clear();
+  held_.clear();
   dirty_.clear();
   to_wake_.clear();
   fds_.clear();
@@ -63,6 +64,7 @@ void world::touch(const std::shared_ptr<socket>& s) {
 
 void world::submit(const std::shared_ptr<endpoint>& owner, io_operation& op) {
   owner->submitted();
+  held_.insert(&op);
   pending_op p{++next_op_id_, &op, owner, nullptr};
   op.driver_slot = static_cast<std::uintptr_t>(p.id);
   const step s = attempt(op, &p);
@@ -72,6 +74,11 @@ void world::submit(const std::shared_ptr<endpoint>& owner, io_operation& op) {
     enqueue(std::move(p), s);
   }
   settle();
+}
+
+void world::delivered(const io_operation& op) {
+  const bool was_held = held_.erase(&op) == 1;
+  WEFT_ASSERT(was_held);
 }
 
 std::int64_t world::execute(const io_request& r) {

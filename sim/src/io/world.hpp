@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include <weft/platform/io_request.hpp>
 
@@ -52,6 +53,11 @@ class world {
 
   // Starts `op` for `owner`: it finishes now (scheduled on `owner`) or waits.
   void submit(const std::shared_ptr<endpoint>& owner, platform::io_operation& op);
+  // The driver delivers `op`'s completion now: the kernel no longer holds it.
+  void delivered(const platform::io_operation& op);
+  // Whether `op` was submitted and its completion not yet delivered: the kernel may still write
+  // its buffers and will call its complete(). The buffer-lifetime oracle asks this.
+  bool holds(const platform::io_operation& op) const { return held_.count(&op) != 0; }
   // A control call now: its result, or -EAGAIN for an operation that would have to wait.
   std::int64_t execute(const platform::io_request& r);
   // Asks `op` (submitted through `owner`, not delivered yet) to stop: a waiting op is scheduled
@@ -164,6 +170,9 @@ class world {
     endpoint* owner = nullptr;
   };
   std::map<std::uint64_t, waiting_place> waiting_;
+  // Every operation submitted and not yet delivered, waiting or scheduled. Only looked up, never
+  // iterated, so its pointer hashing cannot steer a run.
+  std::unordered_set<const platform::io_operation*> held_;
 
   // Bound sockets by "type/family/port" or "type/unix/path" (abstract names); AF_UNIX filesystem
   // names live in files_ (below) as socket nodes instead, as bind(2) creates them. Several

@@ -23,6 +23,13 @@
 //   * notify() is cheap when the owner is not blocked (no system call).
 // Completions run only inside poll() and reap_all(), so an operation's complete() never runs
 // inside wait() or nested in another completion.
+//
+// Every flavor also offers, as a free function,
+//   void io_operation_freed(const io_operation&)   called by whoever frees an operation, just
+//                                       before its memory goes
+// The sim flavor fails and stops the run when the simulated kernel still holds that operation
+// (submitted, complete() not called yet): its buffers may still be written. The real and model
+// flavors define it as an inline no-op.
 #pragma once
 
 #include <weft/platform/flavor.hpp>

@@ -111,6 +111,7 @@ class engine {
   std::uint64_t fault_draw(std::uint64_t bound) noexcept;
   // The run's simulated kernel, created at its first use; it dies with the engine.
   io::world& io_world();
+  io::world* existing_io_world() noexcept { return io_world_.get(); }
   // A task event (platform::task_event) of the task cell at `cell`: recorded in the trace, never a
   // scheduling point (no step, no choice). Ignored while no fiber runs.
   void trace_task(std::uint8_t event, const char* name, const void* cell, std::uint64_t id,
@@ -119,6 +120,9 @@ class engine {
   // A WEFT_ASSERT failed on the running fiber: the run fails with the condition and site, and is
   // aborted like a deadlock (every fiber abandoned, this one included). Never returns.
   [[noreturn]] void assertion_failed(const char* condition, const char* file, int line) noexcept;
+  // An oracle's broken invariant that leaves memory nobody may touch (hooks.hpp stop_run): the run
+  // fails with `message` and is aborted like a failed assertion. Never returns.
+  [[noreturn]] void stop_run(std::string message) noexcept;
   // Arms the `stop_request` fault: when a stop_request fault point fires, `hook` is called (on
   // the fiber at that point; re-entry is suppressed). The scenario owns what the hook refers to
   // and disarms it (an empty function) before that goes away.

@@ -59,6 +59,11 @@ void trace_task(std::uint8_t event, const char* name, const void* cell, std::uin
                 const char* detail) noexcept;
 // Records a failure of the run (misuse of a primitive, a broken invariant) without stopping it.
 void report_failure(const char* what, const weft::platform::source_location& loc) noexcept;
+// An oracle saw a broken invariant that leaves memory nobody may touch any more (an I/O operation
+// freed while the simulated kernel holds it): inside a run, fails the run with `what` and stops
+// it at once, as a failed assertion does (never returns to the caller); outside a run, prints and
+// aborts the process.
+[[noreturn]] void stop_run(const char* what) noexcept;
 // A WEFT_ASSERT failed: inside a run, fails the run and abandons its fibers (never returns to
 // the caller); outside a run, prints and aborts the process.
 [[noreturn]] void assertion_failed(const char* condition, const char* file, int line) noexcept;
@@ -66,6 +71,8 @@ void report_failure(const char* what, const weft::platform::source_location& loc
 // The simulated kernel of the run active on this OS thread (created at its first use, destroyed
 // with the run, so nothing of it reaches the next seed), or null outside a run.
 io::world* io_world() noexcept;
+// That kernel if this run has created it, else null (never creates it).
+io::world* existing_io_world() noexcept;
 // Whether an I/O fault of `kind` strikes now: drawn from the run's fault stream at the kind's
 // rate, as fault_point() does, but not a scheduling point (the simulated kernel is in the middle
 // of an operation and must not let another thread in). A fault that strikes is in the trace.

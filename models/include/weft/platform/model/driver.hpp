@@ -5,4 +5,6 @@
 
 namespace weft::platform {
 using driver = parker_driver;
+// The simulator's buffer-lifetime check (driver.hpp): the model has no kernel to hold operations.
+inline void io_operation_freed(const io_operation&) noexcept {}
 }  // namespace weft::platform

@@ -104,7 +104,10 @@ class io_op : public platform::io_operation {
   // Before submission: the operation finished at once (a connection the listener kept), and is
   // awaited, or abandoned, as if the driver had completed it.
   void complete_now(std::int64_t result) noexcept { (void)handoff.complete(result); }
-  void destroy() noexcept { delete this; }
+  void destroy() noexcept {
+    platform::io_operation_freed(*this);  // the simulator checks the kernel no longer holds it
+    delete this;
+  }
 
   io_handoff handoff;
   waker waiter;

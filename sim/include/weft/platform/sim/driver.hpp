@@ -65,4 +65,9 @@ class driver {
   std::size_t refused_ = 0;
 };
 
+// The buffer-lifetime oracle: `op` is being freed. When the run's simulated kernel still holds it
+// (submitted, not delivered), the run fails and stops here, before anything writes the freed
+// buffers or completes the freed operation.
+void io_operation_freed(const io_operation& op) noexcept;
+
 }  // namespace weft::platform
