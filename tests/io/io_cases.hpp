@@ -1,0 +1,167 @@
+// io_cases.hpp — I/O behaviours written once and run on every driver: the real suite runs each
+// on io_uring and on epoll (tests/io/shared_cases_test.cpp), the simulator's suite inside
+// simulated runs over the in-memory network and file system (sim/tests/io_api_test.cpp).
+//
+// Each case is a task on the current loop that answers "" when every check held, or what went
+// wrong. Cases use only the public API, one loop and no real threads or clocks, so they mean the
+// same in every flavor; timeouts run on the seam clock (virtual time in the simulator).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <weft/io.hpp>
+#include <weft/time.hpp>
+
+namespace weft::io_cases {
+
+// Where a case may create files ("" is not allowed: real runs pass a temporary directory).
+using case_fn = task<std::string> (*)(std::string dir);
+
+namespace detail {
+inline std::span<const std::byte> bytes(const std::string& s) { return std::as_bytes(std::span<const char>(s)); }
+inline std::string errno_name(const std::error_code& e) { return e.message() + " (" + std::to_string(e.value()) + ")"; }
+
+inline task<expected<tcp_stream, std::error_code>> connect_to(socket_address at) {
+  co_return co_await tcp_stream::connect(at);
+}
+
+// A connected loopback pair on this loop: (accepted side, connecting side).
+inline task<expected<std::pair<tcp_stream, tcp_stream>, std::error_code>> connected_pair() {
+  auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+  if (!listener) co_return unexpected(listener.error());
+  auto at = listener->local_address();
+  if (!at) co_return unexpected(at.error());
+  auto client = spawn(connect_to(*at));
+  auto server = co_await listener->accept();
+  if (!server) co_return unexpected(server.error());
+  auto c = co_await client;
+  if (!c) co_return unexpected(std::make_error_code(std::errc::operation_canceled));
+  if (!*c) co_return unexpected(c->error());
+  co_return std::pair<tcp_stream, tcp_stream>(std::move(*server), std::move(**c));
+}
+}  // namespace detail
+
+inline task<std::string> tcp_round_trip_and_end_of_stream(std::string) {
+  auto pair = co_await detail::connected_pair();
+  if (!pair) co_return "connect: " + detail::errno_name(pair.error());
+  auto& [server, client] = *pair;
+  const std::string message = "a message crossing loopback";
+  if (!co_await write_all(client, detail::bytes(message))) co_return "write_all failed";
+  std::string got(message.size(), '\0');
+  if (auto r = co_await read_exact(server, std::as_writable_bytes(std::span<char>(got))); !r) {
+    co_return "read_exact: " + detail::errno_name(r.error());
+  }
+  if (got != message) co_return "read \"" + got + "\"";
+  if (!co_await client.shutdown(SHUT_WR)) co_return "shutdown failed";
+  std::byte b[8];
+  auto end = co_await server.read(b);
+  if (!end) co_return "read after shutdown: " + detail::errno_name(end.error());
+  if (*end != 0) co_return "a read after the peer's shutdown found bytes";
+  co_return "";
+}
+
+inline task<std::string> refused_connect_and_port_in_use(std::string) {
+  auto first = tcp_listener::bind(socket_address::ipv4_loopback(0));
+  if (!first) co_return "bind: " + detail::errno_name(first.error());
+  const socket_address at = *first->local_address();
+  auto second = tcp_listener::bind(at);
+  if (second || second.error() != std::error_code(EADDRINUSE, std::system_category())) {
+    co_return "a second bind of a port in use was not EADDRINUSE";
+  }
+  first->close();
+  auto c = co_await tcp_stream::connect(at);
+  if (c || c.error() != std::error_code(ECONNREFUSED, std::system_category())) {
+    co_return "a connect to a closed port was not ECONNREFUSED";
+  }
+  co_return "";
+}
+
+inline task<std::string> a_dropped_read_loses_no_bytes(std::string) {
+  auto pair = co_await detail::connected_pair();
+  if (!pair) co_return "connect: " + detail::errno_name(pair.error());
+  auto& [server, client] = *pair;
+  std::byte buf[64];
+  auto first = co_await timeout(std::chrono::milliseconds(2), server.read(buf));
+  if (first) co_return "a read of a silent stream finished";
+  if (!co_await write_all(client, detail::bytes("kept bytes"))) co_return "write_all failed";
+  std::string got(10, '\0');
+  auto r = co_await timeout(std::chrono::seconds(10), read_exact(server, std::as_writable_bytes(std::span<char>(got))));
+  if (!r) co_return "the bytes never came: the dropped read lost them";
+  if (!*r) co_return "read_exact: " + detail::errno_name(r->error());
+  if (got != "kept bytes") co_return "read \"" + got + "\"";
+  co_return "";
+}
+
+inline task<std::string> datagrams_name_their_sender(std::string) {
+  auto a = udp_socket::bind(socket_address::ipv4_loopback(0));
+  auto b = udp_socket::bind(socket_address::ipv4_loopback(0));
+  if (!a || !b) co_return "udp bind failed";
+  if (!co_await a->send_to(detail::bytes("ping"), *b->local_address())) co_return "send_to failed";
+  std::byte buf[16];
+  auto got = co_await b->recv_from(buf);
+  if (!got) co_return "recv_from: " + detail::errno_name(got.error());
+  if (got->size != 4 || std::string(reinterpret_cast<const char*>(buf), 4) != "ping") co_return "wrong datagram";
+  if (!(got->from == *a->local_address())) co_return "the sender's address is " + got->from.to_string();
+  co_return "";
+}
+
+inline task<std::string> unix_pair_lines(std::string) {
+  auto pair = unix_stream::pair();
+  if (!pair) co_return "socketpair: " + detail::errno_name(pair.error());
+  auto& [a, b] = *pair;
+  if (!co_await write_all(a, detail::bytes("one\ntwo\r\nthree"))) co_return "write_all failed";
+  a.close();
+  line_reader lines(b);
+  std::vector<std::string> got;
+  for (;;) {
+    auto line = co_await lines.next_line();
+    if (!line) co_return "next_line: " + detail::errno_name(line.error());
+    if (!*line) break;
+    got.push_back(**line);
+  }
+  if (got != std::vector<std::string>{"one", "two", "three"}) co_return "wrong lines";
+  co_return "";
+}
+
+inline task<std::string> files_write_read_size_and_rename(std::string dir) {
+  const std::string path = dir + "/weft-io-case", moved = path + ".moved";
+  auto f = co_await file::open(path, open_options{.write = true, .create = true, .truncate = true});
+  if (!f) co_return "open: " + detail::errno_name(f.error());
+  if (auto w = co_await f->write(detail::bytes("hello file")); !w || *w != 10) co_return "write failed";
+  if (!co_await f->sync_all()) co_return "fsync failed";
+  auto size = co_await f->size();
+  if (!size || *size != 10) co_return "size is not 10";
+  if (!co_await f->set_len(5)) co_return "set_len failed";
+  f->close();
+  if (!co_await file::rename(path, moved)) co_return "rename failed";
+  auto all = co_await file::read_all(moved);
+  if (!all) co_return "read_all: " + detail::errno_name(all.error());
+  if (std::string(reinterpret_cast<const char*>(all->data()), all->size()) != "hello") co_return "wrong content";
+  if (!co_await file::remove(moved)) co_return "remove failed";
+  auto gone = co_await file::open(moved);
+  if (gone || gone.error() != std::error_code(ENOENT, std::system_category())) co_return "a removed file opened";
+  co_return "";
+}
+
+struct named_case {
+  const char* name;
+  case_fn run;
+};
+
+inline const std::vector<named_case>& all() {
+  static const std::vector<named_case> cases = {
+      {"tcp_round_trip_and_end_of_stream", &tcp_round_trip_and_end_of_stream},
+      {"refused_connect_and_port_in_use", &refused_connect_and_port_in_use},
+      {"a_dropped_read_loses_no_bytes", &a_dropped_read_loses_no_bytes},
+      {"datagrams_name_their_sender", &datagrams_name_their_sender},
+      {"unix_pair_lines", &unix_pair_lines},
+      {"files_write_read_size_and_rename", &files_write_read_size_and_rename},
+  };
+  return cases;
+}
+
+}  // namespace weft::io_cases
