@@ -68,6 +68,9 @@ enum class io_unavailable : std::uint8_t {
 struct io_driver_status {
   io_backend backend = io_backend::none;
   std::optional<io_unavailable> fallback_reason;  // set when io_uring was wanted but not used
+  // Times the kernel's completion queue filled and completions were held back and then flushed
+  // (none is lost; a high count says the ring's queue is small for the load). io_uring only.
+  std::uint64_t completion_overflows = 0;
 };
 
 const char* to_string(io_backend b) noexcept;

@@ -6,10 +6,12 @@
 //     thread, living as long as the thread) or writes the target's eventfd. The owner keeps one read of that eventfd armed,
 //     so both forms leave a CQE, and a wake posted before the owner blocks is never lost.
 //   * Every SQE the backend issues yields exactly one CQE (no multishot, no CQE skipping), and
-//     `kernel_pending_` counts them; it never exceeds the CQ's size, so the CQ cannot overflow.
-//     Operations that would exceed it wait in `backlog_` until completions make room. The
-//     kernel's overflow flag is still checked on every reap: should it ever be set, the held
-//     CQEs are flushed (NODROP keeps them) and the event counted, never lost.
+//     `kernel_pending_` counts them. Operations in flight are not capped by the CQ's size (a cap
+//     would let operations waiting for room block the ones in the kernel that wait on them): a
+//     CQ that fills makes the kernel hold further CQEs (NODROP, required), and every reap checks
+//     the overflow flag, flushes what the kernel holds and counts the event; none is lost.
+//     An operation that finds no SQE (the kernel refused a submission, EBUSY while it holds
+//     overflowed CQEs) waits in `backlog_`, in order, until the next reap.
 //   * A user operation's CQE carries its address (tag 0); a CQE with a non-zero tag in its low
 //     bits is the backend's own (wake read, cancel request, MSG_RING sent, readiness retry).
 //   * complete() runs only in poll() / reap_all(), from a batch copied out of the CQ first, so a
@@ -32,8 +34,10 @@ namespace weft::platform {
 
 namespace {
 
-// Submission queue entries per ring; the kernel makes the completion queue twice this size.
+// Submission queue entries per ring, and completion queue entries: the CQ is sized for many
+// operations in flight at once; beyond it the kernel holds completions (NODROP) until reaped.
 constexpr unsigned ring_entries = 256;
+constexpr unsigned cq_entries = 4096;
 // CQEs copied out of the ring per batch in poll().
 constexpr unsigned reap_batch = 64;
 
@@ -175,19 +179,19 @@ class uring_backend final : public driver_backend {
  public:
   uring_backend(const kernel_support& support, int* err) : support_(support) {
     io_uring_params params{};
-    params.flags = IORING_SETUP_COOP_TASKRUN;
+    params.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_CQSIZE;
+    params.cq_entries = cq_entries;
     int rc = io_uring_queue_init_params(ring_entries, &ring_, &params);
     if (rc == -EINVAL) {  // an older kernel without COOP_TASKRUN
       params = io_uring_params{};
+      params.flags = IORING_SETUP_CQSIZE;
+      params.cq_entries = cq_entries;
       rc = io_uring_queue_init_params(ring_entries, &ring_, &params);
     }
     if (rc < 0) {
       *err = -rc;
       return;
     }
-    // Room is kept for MSG_RING wakes other threads post here, which this ring did not issue.
-    WEFT_ASSERT(params.cq_entries > wake_reserve);
-    issue_limit_ = params.cq_entries - wake_reserve;
     wake_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (wake_fd_ < 0) {
       *err = errno;
@@ -290,10 +294,9 @@ class uring_backend final : public driver_backend {
   }
 
   io_backend kind() const noexcept override { return io_backend::io_uring; }
+  std::uint64_t completion_overflows() const noexcept override { return overflows_; }
 
  private:
-  // CQ entries kept free for MSG_RING wakes from other threads (at most one per sleep and sender).
-  static constexpr unsigned wake_reserve = 64;
 
   io_uring_sqe* get_sqe() {
     io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
@@ -314,11 +317,6 @@ class uring_backend final : public driver_backend {
   }
 
   void issue_cancel(std::uint64_t target) {
-    if (kernel_pending_ >= issue_limit_) {
-      // No room for the cancel's own CQE yet: make some, then ask.
-      (void)io_uring_submit_and_wait(&ring_, 1);
-      (void)reap();
-    }
     io_uring_sqe* sqe = get_sqe();
     if (sqe == nullptr) return;  // the operation completes on its own; cancel is best effort
     io_uring_prep_cancel64(sqe, target, 0);
@@ -340,10 +338,6 @@ class uring_backend final : public driver_backend {
     bool any = false;
     for (io_operation* op = in_kernel_.head; op != nullptr && !any; op = op->driver_next) any = op->fd == fd;
     if (!any) return;
-    if (kernel_pending_ >= issue_limit_) {
-      (void)io_uring_submit_and_wait(&ring_, 1);
-      (void)reap();
-    }
     io_uring_sqe* sqe = get_sqe();
     if (sqe == nullptr) return;
     io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
@@ -365,7 +359,6 @@ class uring_backend final : public driver_backend {
       finish_without_cqe(op, execute_now(op));
       return true;
     }
-    if (kernel_pending_ >= issue_limit_) return false;
     io_uring_sqe* sqe = get_sqe();
     if (sqe == nullptr) return false;
     prepare(sqe, op);
@@ -548,7 +541,6 @@ class uring_backend final : public driver_backend {
   bool wake_read_armed_ = false;
   bool stopping_ = false;
   bool cancelling_all_ = false;
-  unsigned issue_limit_ = 0;      // most SQEs in the kernel at once: every CQE has room
   unsigned kernel_pending_ = 0;   // SQEs issued whose CQE has not been reaped
   std::size_t in_flight_ = 0;     // user operations submitted and not yet completed
   std::uint64_t overflows_ = 0;

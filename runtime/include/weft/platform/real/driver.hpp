@@ -46,7 +46,9 @@ class driver {
   bool has_completions() const noexcept { return backend_->has_completions(); }
   std::size_t in_flight() const noexcept { return backend_->in_flight(); }
   void reap_all() { backend_->reap_all(); }
-  io_driver_status status() const noexcept { return {backend_->kind(), fallback_reason_}; }
+  io_driver_status status() const noexcept {
+    return {backend_->kind(), fallback_reason_, backend_->completion_overflows()};
+  }
 
  private:
   static constexpr std::uint32_t empty = 0;

@@ -37,6 +37,8 @@ class driver_backend {
   // Cancels everything in flight and delivers every completion; returns with in_flight() == 0.
   virtual void reap_all() = 0;
   virtual io_backend kind() const noexcept = 0;
+  // Completion-queue overflows seen and recovered from (io_driver_status::completion_overflows).
+  virtual std::uint64_t completion_overflows() const noexcept { return 0; }
 };
 
 }  // namespace weft::platform
