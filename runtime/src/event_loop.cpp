@@ -214,7 +214,10 @@ event_loop::drive_scope::~drive_scope() {
 }
 
 void event_loop::poll_driver_events() {
-  if (shared_->driver.in_flight() > 0) (void)shared_->driver.poll();  // completions wake their tasks
+  // Completions wake their tasks. The driver's own completions (a cross-thread wake) are reaped
+  // too, even with no operation in flight: left in the queue they would end every later wait at
+  // once, and the loop would spin.
+  if (shared_->driver.in_flight() > 0 || shared_->driver.has_completions()) (void)shared_->driver.poll();
   if (timers_.armed() == 0) return;  // no clock read on turns without timers
   timers_.expire(platform::clock::now(), macrotasks_);
 }
