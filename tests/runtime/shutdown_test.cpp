@@ -66,9 +66,11 @@ TEST(shutdown, request_stop_is_idempotent_from_copies_and_many_threads) {
 }
 
 TEST(shutdown, request_stop_never_waits) {
-  auto rt = weft::runtime::builder().workers(1).build();
+  // Before the runtime: the blocking callback may still be returning from release.wait() when
+  // the test body ends, and only the runtime's destruction waits for it.
   flag busy;
   flag release;
+  auto rt = weft::runtime::builder().workers(1).build();
   auto held = rt.scheduler().spawn_blocking([&] {
     busy.set();
     EXPECT_TRUE(release.wait());
