@@ -13,6 +13,12 @@ std::unique_ptr<driver_backend> make_uring_backend(io_unavailable* why);
 // The epoll fallback; throws std::system_error if even epoll cannot be set up (EMFILE).
 std::unique_ptr<driver_backend> make_epoll_backend();
 
+// Operations that move bytes through a descriptor (or accept on one): on a non-blocking
+// descriptor they may find nothing to do yet, and readiness says when to try again.
+bool moves_bytes(io_opcode op) noexcept;
+// Of those, the ones that write: they wait for the descriptor to be writable, the rest readable.
+bool writes_bytes(io_opcode op) noexcept;
+
 // The control calls both backends run the same way (socket, bind, listen, setsockopt, close,
 // spawn...), and the synchronous form of every submitted opcode (the epoll backend's file I/O).
 std::int64_t execute_now(const io_request& r) noexcept;

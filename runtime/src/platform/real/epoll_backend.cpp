@@ -74,19 +74,8 @@ enum class route : std::uint8_t { now, file_thread, by_fd };
 enum class direction : std::uint8_t { reader, writer, poller };
 
 route route_of(io_opcode op) noexcept {
+  if (moves_bytes(op) || op == io_opcode::connect || op == io_opcode::poll) return route::by_fd;
   switch (op) {
-    case io_opcode::read:
-    case io_opcode::write:
-    case io_opcode::readv:
-    case io_opcode::writev:
-    case io_opcode::recv:
-    case io_opcode::send:
-    case io_opcode::recvmsg:
-    case io_opcode::sendmsg:
-    case io_opcode::accept:
-    case io_opcode::connect:
-    case io_opcode::poll:
-      return route::by_fd;
     case io_opcode::openat:
     case io_opcode::fsync:
     case io_opcode::statx:
@@ -100,18 +89,8 @@ route route_of(io_opcode op) noexcept {
 }
 
 direction direction_of(io_opcode op) noexcept {
-  switch (op) {
-    case io_opcode::write:
-    case io_opcode::writev:
-    case io_opcode::send:
-    case io_opcode::sendmsg:
-    case io_opcode::connect:
-      return direction::writer;
-    case io_opcode::poll:
-      return direction::poller;
-    default:
-      return direction::reader;
-  }
+  if (writes_bytes(op) || op == io_opcode::connect) return direction::writer;
+  return op == io_opcode::poll ? direction::poller : direction::reader;
 }
 
 // A non-blocking attempt that found nothing to do yet (EINTR: a signal; readiness says when to retry).

@@ -60,6 +60,25 @@ std::int64_t spawn_child(const spawn_request& s) noexcept {
 
 }  // namespace
 
+bool moves_bytes(io_opcode op) noexcept {
+  switch (op) {
+    case io_opcode::read:
+    case io_opcode::write:
+    case io_opcode::readv:
+    case io_opcode::writev:
+    case io_opcode::recv:
+    case io_opcode::send:
+    case io_opcode::recvmsg:
+    case io_opcode::sendmsg:
+    case io_opcode::accept: return true;
+    default: return false;
+  }
+}
+
+bool writes_bytes(io_opcode op) noexcept {
+  return op == io_opcode::write || op == io_opcode::writev || op == io_opcode::send || op == io_opcode::sendmsg;
+}
+
 std::int64_t execute_now(const io_request& r) noexcept {
   switch (r.opcode) {
     case io_opcode::nop: return 0;

@@ -419,30 +419,6 @@ class uring_backend final : public driver_backend {
     }
   }
 
-  static bool retries_on_readiness(io_opcode op) {
-    switch (op) {
-      case io_opcode::read:
-      case io_opcode::write:
-      case io_opcode::readv:
-      case io_opcode::writev:
-      case io_opcode::recv:
-      case io_opcode::send:
-      case io_opcode::recvmsg:
-      case io_opcode::sendmsg:
-      case io_opcode::accept: return true;
-      default: return false;
-    }
-  }
-  static unsigned readiness_mask(io_opcode op) {
-    switch (op) {
-      case io_opcode::write:
-      case io_opcode::writev:
-      case io_opcode::send:
-      case io_opcode::sendmsg: return POLLOUT;
-      default: return POLLIN;
-    }
-  }
-
   // Copies CQEs out in batches, then acts on them; returns how many user operations completed.
   std::size_t reap() {
     std::size_t delivered = 0;
@@ -478,10 +454,10 @@ class uring_backend final : public driver_backend {
       case tag_readiness: {
         in_kernel_.remove(*op);
         if (!cancelling_all_ && !stopping_) {
-          if (t == tag_operation && res == -EAGAIN && retries_on_readiness(op->opcode)) {
+          if (t == tag_operation && res == -EAGAIN && moves_bytes(op->opcode)) {
             // A non-blocking fd: wait for readiness, then issue the operation again.
             if (io_uring_sqe* sqe = get_sqe()) {
-              io_uring_prep_poll_add(sqe, op->fd, readiness_mask(op->opcode));
+              io_uring_prep_poll_add(sqe, op->fd, writes_bytes(op->opcode) ? POLLOUT : POLLIN);
               issue(sqe, *op, tag_readiness);
               return 0;
             }
