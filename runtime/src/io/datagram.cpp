@@ -19,8 +19,7 @@ void datagram_op::orphaned(std::int64_t result) noexcept {
       // No memory to keep it: a datagram may be lost anyway, as the network may lose it.
     }
   }
-  core_->reading = nullptr;
-  std::move(core_->read_waiter).wake();
+  core_->finish_read();
 }
 
 datagram_recv_leaf::datagram_recv_leaf(datagram_recv_leaf&& other) noexcept
@@ -74,33 +73,18 @@ expected<datagram, std::error_code> datagram_recv_leaf::await_resume() {
       std::memcpy(dst_.data(), op_->staging.get(), result_.size);
       result_.from = op_->from();
     }
-    stream_core* core = op_->core();
     std::exchange(op_, nullptr)->destroy();
-    core->reading = nullptr;
-    std::move(core->read_waiter).wake();
+    core_->finish_read();
     done_ = true;
   }
   if (error_ < 0) return unexpected(io_error_code(error_));
   return result_;
 }
 
+// Dropped after submission: orphaned() keeps a datagram that came (or comes) for the next receive.
 datagram_recv_leaf::~datagram_recv_leaf() {
   datagram_op* op = std::exchange(op_, nullptr);
   if (op == nullptr) return;
-  if (op->handoff.ready()) {
-    const std::int64_t r = op->handoff.result();
-    stream_core* core = op->core();
-    if (r >= 0) {
-      try {
-        core->datagrams.push_back({std::vector<std::byte>(op->staging.get(), op->staging.get() + r), op->from()});
-      } catch (...) {
-      }
-    }
-    op->destroy();
-    core->reading = nullptr;
-    std::move(core->read_waiter).wake();
-    return;
-  }
   op->abandon(core_->owner.shared()->driver);
 }
 

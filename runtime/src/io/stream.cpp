@@ -43,13 +43,14 @@ class read_op final : public staged_op {
   }
   // The leaf was dropped: the core keeps the operation until it completes.
   void orphan() noexcept { core_->ref(); }
-  // Bytes that arrived for a reader who has gone are kept for the next read.
+
+ private:
+  // Bytes that arrived for a reader who has gone (before or after it went) are kept for the
+  // next read.
   static void keep(stream_core* core, const std::byte* bytes, std::int64_t result) {
     if (result <= 0) return;
     core->overflow.insert(core->overflow.end(), bytes, bytes + result);
   }
-
- private:
   void orphaned(std::int64_t result) noexcept override {
     try {
       keep(core_, staging.get(), result);
@@ -57,8 +58,7 @@ class read_op final : public staged_op {
       // No memory to keep them: the stream can no longer promise its bytes; fail it instead.
       core_->close();
     }
-    core_->reading = nullptr;
-    std::move(core_->read_waiter).wake();
+    core_->finish_read();
     core_->release();
   }
   stream_core* core_;
@@ -103,40 +103,25 @@ bool stream_read_leaf::poll_ready(const waker& w) {
   return false;
 }
 
-// The read in flight is over: let a read that waits for it go.
-static void read_finished(stream_core* core) noexcept {
-  core->reading = nullptr;
-  std::move(core->read_waiter).wake();
-}
-
 expected<std::size_t, std::error_code> stream_read_leaf::await_resume() {
   if (op_ != nullptr) {
     result_ = op_->handoff.result();
     if (result_ > 0) std::memcpy(dst_.data(), op_->staging.get(), static_cast<std::size_t>(result_));
     std::exchange(op_, nullptr)->destroy();
-    read_finished(core_.get());
+    core_->finish_read();
     done_ = true;
   }
   if (result_ < 0) return unexpected(io_error_code(result_));
   return static_cast<std::size_t>(result_);
 }
 
+// Dropped after submission: whether the result already came (it was never taken) or is still to
+// come, orphaned() keeps its bytes for the next read.
 stream_read_leaf::~stream_read_leaf() {
   read_op* op = std::exchange(op_, nullptr);
   if (op == nullptr) return;
-  stream_core* core = core_.get();
-  if (op->handoff.ready()) {  // completed, never taken: keep its bytes for the next read
-    try {
-      read_op::keep(core, op->staging.get(), op->handoff.result());
-    } catch (...) {
-      core->close();
-    }
-    op->destroy();
-    read_finished(core);
-    return;
-  }
   op->orphan();
-  op->abandon(core->owner.shared()->driver);
+  op->abandon(core_->owner.shared()->driver);
 }
 
 // ---- writes -------------------------------------------------------------------------------
@@ -153,8 +138,7 @@ class write_op final : public staged_op {
 
  private:
   void orphaned(std::int64_t) noexcept override {
-    core_->writing = nullptr;
-    std::move(core_->write_waiter).wake();
+    core_->finish_write();
     core_->release();
   }
   stream_core* core_;
@@ -216,16 +200,11 @@ bool stream_write_leaf::poll_ready(const waker& w) {
   return false;
 }
 
-static void write_finished(stream_core* core) noexcept {
-  core->writing = nullptr;
-  std::move(core->write_waiter).wake();
-}
-
 expected<std::size_t, std::error_code> stream_write_leaf::await_resume() {
   if (op_ != nullptr) {
     result_ = op_->handoff.result();
     std::exchange(op_, nullptr)->destroy();
-    if (submitted_) write_finished(core_.get());
+    if (submitted_) core_->finish_write();
     done_ = true;
   }
   if (result_ < 0) return unexpected(io_error_code(result_));
@@ -237,11 +216,6 @@ stream_write_leaf::~stream_write_leaf() {
   if (op == nullptr) return;
   if (!submitted_) {
     op->destroy();
-    return;
-  }
-  if (op->handoff.ready()) {
-    op->destroy();
-    write_finished(core_.get());
     return;
   }
   op->orphan();
@@ -268,7 +242,7 @@ detail::stream_write_leaf byte_stream::writev(std::span<const std::span<const st
 }
 
 void byte_stream::close() noexcept {
-  if (core_) core_->close();
+  core_.close();
 }
 
 }  // namespace weft

@@ -53,7 +53,6 @@ class datagram_op final : public staged_op {
   socket_address from() const {
     return socket_address::from_raw(peer.data(), message_.msg_namelen);
   }
-  stream_core* core() const noexcept { return core_.get(); }
   socket_address peer;
 
  private:
@@ -103,16 +102,7 @@ class datagram_socket {
   using connect_leaf = detail::io_leaf<detail::datagram_op, detail::datagram_connect_finish>;
 
   datagram_socket() = default;
-  datagram_socket(datagram_socket&&) noexcept = default;
-  datagram_socket& operator=(datagram_socket&& other) noexcept {
-    if (this != &other) {
-      close();
-      core_ = std::move(other.core_);
-    }
-    return *this;
-  }
-  // Closes now (a dropped receive still in flight is cancelled and keeps only its memory).
-  ~datagram_socket() { close(); }
+  // Destroying or assigning over a socket closes it at once (detail::closing_ref).
 
   // Sends `src` as one datagram to `to` (at most io_staging_max bytes; larger is EMSGSIZE).
   send_leaf send_to(std::span<const std::byte> src, const socket_address& to);
@@ -125,9 +115,7 @@ class datagram_socket {
   expected<socket_address, std::error_code> local_address() const;
   bool is_open() const noexcept { return core_ && core_->fd >= 0; }
   int native_handle() const noexcept { return core_ ? core_->fd : -1; }
-  void close() noexcept {
-    if (core_) core_->close();
-  }
+  void close() noexcept { core_.close(); }
 
  protected:
   explicit datagram_socket(detail::stream_ref core) noexcept : core_(std::move(core)) {}
@@ -136,7 +124,7 @@ class datagram_socket {
 
  private:
   send_leaf send_message(std::span<const std::byte> src, const socket_address* to, const char* what);
-  detail::stream_ref core_;
+  detail::closing_ref core_;
 };
 
 class udp_socket : public datagram_socket {

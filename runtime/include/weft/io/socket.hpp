@@ -175,16 +175,8 @@ template <class S>
 class basic_listener {
  public:
   basic_listener() = default;
-  basic_listener(basic_listener&&) noexcept = default;
-  basic_listener& operator=(basic_listener&& other) noexcept {
-    if (this != &other) {
-      close();
-      core_ = std::move(other.core_);
-    }
-    return *this;
-  }
-  // Closes now, with the connections it kept (a dropped accept still in flight is cancelled).
-  ~basic_listener() { close(); }
+  // Destroying or assigning over a listener closes it at once, with the connections it kept
+  // (detail::closing_ref; a dropped accept still in flight is cancelled).
   // A leaf awaitable answering expected<S, std::error_code>.
   detail::io_leaf<detail::accept_op, detail::accept_finish<S>> accept() {
     if (!core_ || core_->fd < 0) return {-EBADF, detail::accept_finish<S>{core_}};
@@ -202,15 +194,13 @@ class basic_listener {
   expected<socket_address, std::error_code> local_address() const;
   bool is_open() const noexcept { return core_ && core_->fd >= 0; }
   int native_handle() const noexcept { return core_ ? core_->fd : -1; }
-  void close() noexcept {
-    if (core_) core_->close();
-  }
+  void close() noexcept { core_.close(); }
 
  protected:
   static expected<detail::stream_ref, std::error_code> listen_on(const socket_address& at, const listen_options& o,
                                                                   const char* what);
   explicit basic_listener(detail::stream_ref core) noexcept : core_(std::move(core)) {}
-  detail::stream_ref core_;
+  detail::closing_ref core_;
 };
 
 class tcp_listener : public basic_listener<tcp_stream> {

@@ -67,18 +67,7 @@ class stream_write_leaf {
 class byte_stream {
  public:
   byte_stream() = default;
-  byte_stream(byte_stream&&) noexcept = default;
-  // Closes the stream this object held (see the destructor).
-  byte_stream& operator=(byte_stream&& other) noexcept {
-    if (this != &other) {
-      close();
-      core_ = std::move(other.core_);
-    }
-    return *this;
-  }
-  // Closes the descriptor now, even while a dropped operation is still in flight: the driver
-  // cancels what is still pending on it, and the operation keeps only its own memory alive.
-  ~byte_stream() { close(); }
+  // Destroying or assigning over a stream closes its descriptor at once (detail::closing_ref).
 
   // Reads at most dst.size() bytes (0 at end of stream).
   detail::stream_read_leaf read(std::span<std::byte> dst);
@@ -97,7 +86,7 @@ class byte_stream {
   const detail::stream_ref& core() const noexcept { return core_; }
 
  private:
-  detail::stream_ref core_;
+  detail::closing_ref core_;
 };
 
 }  // namespace weft

@@ -36,6 +36,16 @@ class stream_core {
   // Closes the descriptor (once); later operations answer EBADF.
   void close() noexcept;
 
+  // The read (write) in flight is over: a read (write) waiting for it may go.
+  void finish_read() noexcept {
+    reading = nullptr;
+    std::move(read_waiter).wake();
+  }
+  void finish_write() noexcept {
+    writing = nullptr;
+    std::move(write_waiter).wake();
+  }
+
   std::size_t take_overflow(std::byte* dst, std::size_t size) noexcept;
   bool has_overflow() const noexcept { return overflow_pos < overflow.size(); }
 
@@ -82,6 +92,27 @@ class stream_ref {
 
  private:
   stream_core* core_ = nullptr;
+};
+
+// The reference the object a user holds (a socket, a listener) keeps: destroying it or assigning
+// over it closes the descriptor at once, even while a dropped operation still holds the core;
+// the driver cancels what is pending on it, and the operation keeps only its own memory.
+class closing_ref : public stream_ref {
+ public:
+  closing_ref() = default;
+  explicit closing_ref(stream_ref core) noexcept : stream_ref(std::move(core)) {}
+  closing_ref(closing_ref&&) noexcept = default;
+  closing_ref& operator=(closing_ref&& other) noexcept {
+    if (this != &other) {
+      close();
+      stream_ref::operator=(std::move(other));
+    }
+    return *this;
+  }
+  ~closing_ref() { close(); }
+  void close() noexcept {
+    if (get() != nullptr) get()->close();
+  }
 };
 
 }  // namespace weft::detail
