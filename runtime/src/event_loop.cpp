@@ -297,6 +297,8 @@ bool event_loop::has_queued_work() const noexcept {
   return !microtasks_.empty() || !macrotasks_.empty() || shared_->inbox.has_pending();
 }
 
+// A completion for an operation in flight. The driver's own completions (a wake) are not work:
+// a wait returns at once for them and the next turn's poll reaps them.
 bool event_loop::io_completed() const noexcept {
   return shared_->driver.in_flight() > 0 && shared_->driver.has_completions();
 }

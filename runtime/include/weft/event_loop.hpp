@@ -250,7 +250,8 @@ class event_loop {
   void cancel_timer(detail::timer_node* node) noexcept { timers_.cancel(node); }
   void push_microtask(detail::runnable* r) noexcept { microtasks_.push_back(r); }
   detail::loop_shared* shared() const noexcept { return shared_; }
-  // Keeps run() from returning while positive (outstanding driver operations).
+  // Keeps run() from returning while positive (work the loop cannot see in its queues, timers,
+  // children or driver).
   void add_keepalive(std::ptrdiff_t delta) noexcept { keepalive_ += delta; }
 
  private:

@@ -11,17 +11,8 @@ namespace weft {
 
 namespace {
 
-// waitid's id type for a pidfd (older headers lack the name).
+// What waitid waits for: the child's end.
 constexpr int wait_by_pidfd_flags = WEXITED;
-
-std::int64_t run(const detail::io_owner& owner, platform::io_request& r, const char* what) {
-  return detail::execute_control(owner, r, what);
-}
-
-// A pipe whose `child_end` (0: read end, 1: write end) goes to the child.
-struct pipe_pair {
-  int fds[2] = {-1, -1};
-};
 
 exit_status status_from(const siginfo_t& info) {
   exit_status s;
@@ -72,7 +63,7 @@ expected<child_process, std::error_code> child_process::spawn(const std::vector<
   if (argv.empty()) return unexpected(std::make_error_code(std::errc::invalid_argument));
   detail::io_owner owner = detail::io_owner::current("child_process::spawn");
   const stdio modes[3] = {options.in, options.out, options.err};
-  pipe_pair pipes[3];
+  int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
   int child_fds[3] = {-1, -1, -1};
   int parent_fds[3] = {-1, -1, -1};
   auto close_all = [&] {
@@ -85,20 +76,20 @@ expected<child_process, std::error_code> child_process::spawn(const std::vector<
     platform::io_request r;
     if (modes[i] == stdio::pipe) {
       r.opcode = platform::io_opcode::pipe;
-      r.data = pipes[i].fds;
+      r.data = pipes[i];
       r.flags = O_CLOEXEC;
-      if (auto rc = run(owner, r, "child_process::spawn"); rc < 0) {
+      if (auto rc = detail::execute_control(owner, r, "child_process::spawn"); rc < 0) {
         close_all();
         return unexpected(detail::io_error_code(rc));
       }
       // stdin: the child reads (fds[0]); stdout/stderr: the child writes (fds[1]).
-      child_fds[i] = pipes[i].fds[i == 0 ? 0 : 1];
-      parent_fds[i] = pipes[i].fds[i == 0 ? 1 : 0];
+      child_fds[i] = pipes[i][i == 0 ? 0 : 1];
+      parent_fds[i] = pipes[i][i == 0 ? 1 : 0];
     } else if (modes[i] == stdio::null) {
       r.opcode = platform::io_opcode::openat;
       r.path = "/dev/null";
       r.flags = (i == 0 ? O_RDONLY : O_WRONLY) | O_CLOEXEC;
-      const std::int64_t fd = run(owner, r, "child_process::spawn");
+      const std::int64_t fd = detail::execute_control(owner, r, "child_process::spawn");
       if (fd < 0) {
         close_all();
         return unexpected(detail::io_error_code(fd));
@@ -120,7 +111,7 @@ expected<child_process, std::error_code> child_process::spawn(const std::vector<
   platform::io_request r;
   r.opcode = platform::io_opcode::spawn;
   r.data = &s;
-  const std::int64_t pid = run(owner, r, "child_process::spawn");
+  const std::int64_t pid = detail::execute_control(owner, r, "child_process::spawn");
   for (int& fd : child_fds) detail::close_descriptor(owner, std::exchange(fd, -1));
   if (pid < 0) {
     close_all();
@@ -151,7 +142,7 @@ task<expected<exit_status, std::error_code>> child_process::wait() {
   r.fd = pidfd_->fd;
   r.data = &info;
   r.flags = wait_by_pidfd_flags | WNOHANG;
-  if (auto rc = run(pidfd_->owner, r, "child_process::wait"); rc < 0) co_return unexpected(detail::io_error_code(rc));
+  if (auto rc = detail::execute_control(pidfd_->owner, r, "child_process::wait"); rc < 0) co_return unexpected(detail::io_error_code(rc));
   status_ = status_from(info);
   co_return *status_;
 }
@@ -163,7 +154,7 @@ expected<void, std::error_code> child_process::kill(int signal) {
   r.opcode = platform::io_opcode::kill;
   r.fd = pidfd_->fd;
   r.flags = signal;
-  if (auto rc = run(pidfd_->owner, r, "child_process::kill"); rc < 0) return unexpected(detail::io_error_code(rc));
+  if (auto rc = detail::execute_control(pidfd_->owner, r, "child_process::kill"); rc < 0) return unexpected(detail::io_error_code(rc));
   return {};
 }
 
