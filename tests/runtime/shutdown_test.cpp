@@ -450,12 +450,16 @@ TEST(shutdown, stop_graceful_with_a_deadline_cancels_only_what_did_not_finish) {
 }
 
 TEST(shutdown, request_stop_from_a_worker_then_stop_from_outside) {
+  flag asked;  // before the runtime: the task sets it, and only the runtime's end waits for the task
   auto rt = weft::runtime::builder().workers(2).build();
-  auto h = rt.worker_scheduler(1).spawn([]() -> weft::task<bool> {
+  auto h = rt.worker_scheduler(1).spawn([&asked]() -> weft::task<bool> {
     weft::builtins::current().operations().request_stop();
     weft::builtins::current().operations().request_stop();  // idempotent
+    asked.set();
     co_return weft::builtins::current().operations().stop_requested();
   });
+  // stop() may cancel a task that has not run yet: it is called once the task has asked.
+  ASSERT_TRUE(asked.wait());
   const weft::stop_outcome out = std::move(rt).stop();
   EXPECT_FALSE(out.is_error());
   auto r = h.join();  // it finished the poll in which it asked: the stop is noticed after the turn
