@@ -1,6 +1,8 @@
 // file_process_test.cpp — files, raw-descriptor readiness, Unix pairs and child processes on each
 // real driver.
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/uio.h>
 #include <poll.h>
 #include <string>
 #include <unistd.h>
@@ -139,6 +141,66 @@ TEST_P(file_io, unix_pairs_and_raw_descriptor_readiness) {
 
 // More operations completing at once than a ring's completion queue holds (4096): the kernel holds
 // the excess, the driver sees the overflow, flushes it and loses no completion.
+// Whether the kernel reads this file from the page cache without waiting (RWF_NOWAIT): the cached
+// path of file::read_at needs it.
+bool reads_without_waiting(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char byte = 0;
+  iovec v{&byte, 1};
+  const ssize_t n = ::preadv2(fd, &v, 1, 0, RWF_NOWAIT);
+  ::close(fd);
+  return n == 1;
+}
+
+TEST_P(file_io, a_cached_read_does_not_suspend_and_an_uncacheable_one_is_submitted) {
+  const std::string path = temp_path("cached");
+  {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::write(fd, "cached bytes", 12), 12);
+    ::close(fd);
+  }
+  if (!reads_without_waiting(path)) {
+    ::unlink(path.c_str());
+    GTEST_SKIP() << "this file system does not read from the page cache with RWF_NOWAIT";
+  }
+  loop().block_on([&]() -> task<void> {
+    auto f = co_await file::open(path);
+    WEFT_CO_ASSERT(f, f.error().message())
+    // A task spawned just before a read runs only if the reading task suspends (one loop, one
+    // thread).
+    auto mark_when_run = [](bool& ran) {
+      return spawn([&ran]() -> task<void> {
+        ran = true;
+        co_return;
+      });
+    };
+    bool other_ran = false;
+    auto other = mark_when_run(other_ran);
+    std::byte buf[6];
+    auto hit = co_await f->read_at(buf, 7);
+    WEFT_CO_ASSERT(hit, hit.error().message())
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(buf), *hit), "bytes");
+    EXPECT_FALSE(other_ran) << "a page-cache hit suspended its task";
+    EXPECT_EQ(loop().io_in_flight(), 0u);
+    (void)co_await other;
+
+    // procfs has no RWF_NOWAIT: the read goes to the driver, and the task suspends.
+    auto proc = co_await file::open("/proc/self/stat");
+    WEFT_CO_ASSERT(proc, proc.error().message())
+    bool proc_other_ran = false;
+    auto other2 = mark_when_run(proc_other_ran);
+    std::byte stat[16];
+    auto submitted = co_await proc->read_at(stat, 0);
+    WEFT_CO_ASSERT(submitted, submitted.error().message())
+    EXPECT_GT(*submitted, 0u);
+    EXPECT_TRUE(proc_other_ran) << "an uncacheable read did not go through the driver";
+    (void)co_await other2;
+  }());
+  ::unlink(path.c_str());
+}
+
 TEST_P(file_io, more_waits_in_flight_than_the_completion_queue_holds_all_complete) {
   loop().block_on([&]() -> task<void> {
     constexpr int waiters = 6000;

@@ -44,6 +44,46 @@ expected<int, std::error_code> file_fd_finish::operator()(const file_op*, std::i
   return static_cast<int>(result);
 }
 
+// An operation on an open file's descriptor, with `staging` bytes of its own; EBADF at once on a
+// closed file.
+template <class Finish>
+io_leaf<file_op, Finish> on_fd(const stream_ref& core, platform::io_opcode code, std::size_t staging,
+                               Finish finish, const char* what) {
+  if (!core || core->fd < 0) return {-EBADF, std::move(finish)};
+  auto op = std::make_unique<file_op>(staging, core);
+  op->opcode = code;
+  op->fd = core->fd;
+  op->data = op->staging.get();
+  op->size = staging;
+  return {core->owner, std::move(op), std::move(finish), what};
+}
+
+bool file_read_leaf::try_now() {
+  if (!core_ || core_->fd < 0 || !core_->reads_inline) return false;
+  platform::driver& d = core_->owner.driver("file::read_at");
+  platform::io_request r;
+  r.opcode = platform::io_opcode::read;
+  r.fd = core_->fd;
+  r.data = dst_.data();
+  r.size = std::min(dst_.size(), io_staging_max);
+  r.offset = offset_;
+  const std::int64_t n = d.try_now(r);
+  if (n >= 0) {
+    now_ = n;
+    answered_ = true;
+    return true;
+  }
+  if (n != -EAGAIN) core_->reads_inline = false;  // this descriptor is never read inline
+  return false;
+}
+
+file_read_leaf::inner_leaf file_read_leaf::submitted() {
+  auto leaf = on_fd(core_, platform::io_opcode::read, std::min(dst_.size(), io_staging_max), file_read_finish{dst_},
+                    "file::read_at");
+  if (file_op* op = leaf.operation()) op->offset = offset_;
+  return leaf;
+}
+
 namespace {
 // An operation on a path (no descriptor), on the current loop. The operation keeps the paths:
 // the kernel reads them after submission.
@@ -66,17 +106,6 @@ io_leaf<file_op, Finish> on_path(platform::io_opcode code, std::string path, std
 
 }  // namespace detail
 
-template <class Finish>
-detail::io_leaf<detail::file_op, Finish> file::on_fd(platform::io_opcode code, std::size_t staging, Finish finish,
-                                                     const char* what) {
-  if (!core_ || core_->fd < 0) return {-EBADF, std::move(finish)};
-  auto op = std::make_unique<detail::file_op>(staging, core_);
-  op->opcode = code;
-  op->fd = core_->fd;
-  op->data = op->staging.get();
-  op->size = staging;
-  return {core_->owner, std::move(op), std::move(finish), what};
-}
 
 task<expected<file, std::error_code>> file::open(std::string path, open_options options) {
   if (!options.read && !options.write && !options.append) {
@@ -114,15 +143,12 @@ file::void_leaf file::rename(std::string from, std::string to) {
 }
 
 file::read_leaf file::read_at(std::span<std::byte> dst, std::uint64_t offset) {
-  const std::size_t n = std::min(dst.size(), detail::io_staging_max);
-  auto leaf = on_fd(platform::io_opcode::read, n, detail::file_read_finish{dst}, "file::read_at");
-  if (detail::file_op* op = leaf.operation()) op->offset = offset;
-  return leaf;
+  return {core_, dst, offset};
 }
 
 file::count_leaf file::write_at(std::span<const std::byte> src, std::uint64_t offset) {
   const std::size_t n = std::min(src.size(), detail::io_staging_max);
-  auto leaf = on_fd(platform::io_opcode::write, n, detail::file_count_finish{}, "file::write_at");
+  auto leaf = detail::on_fd(core_, platform::io_opcode::write, n, detail::file_count_finish{}, "file::write_at");
   if (detail::file_op* op = leaf.operation()) {
     std::memcpy(op->staging.get(), src.data(), n);
     op->offset = append_ ? platform::io_offset_current : offset;
@@ -155,17 +181,17 @@ task<expected<std::vector<std::byte>, std::error_code>> file::read_to_end() {
 }
 
 file::void_leaf file::sync_all() {
-  return on_fd(platform::io_opcode::fsync, 0, detail::file_void_finish{}, "file::sync_all");
+  return detail::on_fd(core_, platform::io_opcode::fsync, 0, detail::file_void_finish{}, "file::sync_all");
 }
 
 file::void_leaf file::sync_data() {
-  auto leaf = on_fd(platform::io_opcode::fsync, 0, detail::file_void_finish{}, "file::sync_data");
+  auto leaf = detail::on_fd(core_, platform::io_opcode::fsync, 0, detail::file_void_finish{}, "file::sync_data");
   if (detail::file_op* op = leaf.operation()) op->flags = platform::io_fsync_data_only;
   return leaf;
 }
 
 file::size_leaf file::size() {
-  auto leaf = on_fd(platform::io_opcode::statx, 0, detail::file_size_finish{}, "file::size");
+  auto leaf = detail::on_fd(core_, platform::io_opcode::statx, 0, detail::file_size_finish{}, "file::size");
   if (detail::file_op* op = leaf.operation()) {
     op->dirfd = op->fd;
     static_cast<platform::io_request&>(*op).path = "";
@@ -177,7 +203,7 @@ file::size_leaf file::size() {
 }
 
 file::void_leaf file::set_len(std::uint64_t length) {
-  auto leaf = on_fd(platform::io_opcode::ftruncate, 0, detail::file_void_finish{}, "file::set_len");
+  auto leaf = detail::on_fd(core_, platform::io_opcode::ftruncate, 0, detail::file_void_finish{}, "file::set_len");
   if (detail::file_op* op = leaf.operation()) op->offset = length;
   return leaf;
 }

@@ -110,6 +110,13 @@ std::int64_t driver::execute(const io_request& r, source_location loc) {
   return result;
 }
 
+std::int64_t driver::try_now(const io_request& r, source_location loc) {
+  sim::detail::yield_point("io.try_now", loc);
+  sim::io::world* w = sim::detail::io_world();
+  if (w == nullptr) return -ENOSYS;
+  return w->read_if_cached(r);  // a file read changes nothing another thread waits on: no wakes
+}
+
 // Unparks the drivers whose operations this thread's step finished. Unparking is a scheduling
 // point, so it runs after the kernel's step, never inside it.
 void driver::wake_others() {

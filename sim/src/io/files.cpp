@@ -75,6 +75,16 @@ std::int64_t world::op_openat(const io_request& r) {
   return allocate_fd(descriptor{std::move(f), nullptr});
 }
 
+std::int64_t world::read_if_cached(const io_request& r) {
+  if (r.opcode != platform::io_opcode::read || r.offset == io_offset_current) return -EOPNOTSUPP;
+  descriptor* d = lookup(r.fd);
+  if (d == nullptr || d->file == nullptr) return -EOPNOTSUPP;
+  if (detail::fault_draw(page_cache_miss_one_in) == 0) return -EAGAIN;
+  const step s = op_file_read(*d->file, r);
+  // A struck fault (EIO) belongs to the submitted read, which draws its own.
+  return s.result < 0 ? -EAGAIN : s.result;
+}
+
 world::step world::op_file_read(open_file& f, const io_request& r) {
   if (!f.readable) return finished(-EBADF);
   if (strike(platform::fault::io_error)) return finished(-EIO);

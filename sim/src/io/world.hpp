@@ -41,6 +41,8 @@ inline constexpr std::uint16_t ephemeral_port_last = 60'999;
 // The largest regular file, and all files' bytes together (EFBIG, ENOSPC beyond).
 inline constexpr std::uint64_t file_bytes_max = std::uint64_t{16} << 20;
 inline constexpr std::uint64_t file_system_bytes_max = std::uint64_t{64} << 20;
+// One file read in this many misses the simulated page cache and goes through submit().
+inline constexpr std::uint64_t page_cache_miss_one_in = 2;
 // The longest path (ENAMETOOLONG beyond), as PATH_MAX.
 inline constexpr std::size_t path_bytes_max = 4'096;
 
@@ -60,6 +62,9 @@ class world {
   bool holds(const platform::io_operation& op) const { return held_.count(&op) != 0; }
   // A control call now: its result, or -EAGAIN for an operation that would have to wait.
   std::int64_t execute(const platform::io_request& r);
+  // driver::try_now: a positional read of a regular file, done now unless the seeded draw says
+  // the page cache misses (-EAGAIN); -EOPNOTSUPP for anything else.
+  std::int64_t read_if_cached(const platform::io_request& r);
   // Asks `op` (submitted through `owner`, not delivered yet) to stop: a waiting op is scheduled
   // with -ECANCELED; one whose result is known keeps it.
   void cancel(endpoint& owner, platform::io_operation& op);

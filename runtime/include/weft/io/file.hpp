@@ -10,6 +10,7 @@
 #include <weft/compiler_support.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
@@ -61,11 +62,46 @@ struct file_size_finish {
 struct file_fd_finish {
   expected<int, std::error_code> operator()(const file_op*, std::int64_t result) const;
 };
+// A positional read. At its first poll it asks the driver for the bytes now (a page-cache hit
+// needs neither an operation nor a staging buffer, and the task does not suspend); otherwise it
+// submits an operation through a staging buffer like every other leaf.
+class file_read_leaf {
+ public:
+  using inner_leaf = io_leaf<file_op, file_read_finish>;
+  using result_type = inner_leaf::result_type;
+
+  file_read_leaf(stream_ref core, std::span<std::byte> dst, std::uint64_t offset) noexcept
+      : core_(std::move(core)), dst_(dst), offset_(offset) {}
+
+  bool poll_ready(const waker& w) {
+    if (!inner_ && !answered_) {
+      if (try_now()) return true;
+      inner_.emplace(submitted());
+    }
+    return answered_ || inner_->poll_ready(w);
+  }
+  result_type await_resume() {
+    if (answered_) return static_cast<std::size_t>(now_);
+    return inner_->await_resume();
+  }
+
+ private:
+  bool try_now();
+  inner_leaf submitted();
+
+  stream_ref core_;
+  std::span<std::byte> dst_;
+  std::uint64_t offset_;
+  std::int64_t now_ = 0;
+  bool answered_ = false;
+  std::optional<inner_leaf> inner_;
+};
+
 }  // namespace detail
 
 class file {
  public:
-  using read_leaf = detail::io_leaf<detail::file_op, detail::file_read_finish>;
+  using read_leaf = detail::file_read_leaf;
   using count_leaf = detail::io_leaf<detail::file_op, detail::file_count_finish>;
   using void_leaf = detail::io_leaf<detail::file_op, detail::file_void_finish>;
   using size_leaf = detail::io_leaf<detail::file_op, detail::file_size_finish>;
@@ -103,9 +139,6 @@ class file {
 
  private:
   explicit file(detail::stream_ref core, bool append) noexcept : core_(std::move(core)), append_(append) {}
-  template <class Finish>
-  detail::io_leaf<detail::file_op, Finish> on_fd(platform::io_opcode code, std::size_t staging, Finish finish,
-                                                 const char* what);
 
   detail::stream_ref core_;
   std::uint64_t position_ = 0;

@@ -9,6 +9,11 @@
 //   void cancel(io_operation&)          owner: ask an in-flight operation to stop early; it still
 //                                       completes (with -ECANCELED, or its result if it won the race)
 //   int64_t execute(const io_request&)  owner: run a control call now (result or -errno)
+//   int64_t try_now(const io_request&)  owner: a positional `read` of a file, run now straight
+//                                       into r.data when it needs no waiting (the bytes are
+//                                       cached): its result (>= 0); -EAGAIN when it would wait;
+//                                       any other -errno when the driver never reads that
+//                                       descriptor so (ask no more). Then submit() it instead.
 //   size_t poll()                       owner: deliver ready completions (op.complete()); never blocks
 //   bool has_completions()              owner: a cheap hint that poll() would deliver something
 //   size_t in_flight()                  owner: submitted and not yet completed

@@ -45,6 +45,7 @@ class parker_driver {
   }
   void cancel(io_operation&) noexcept {}
   std::int64_t execute(const io_request&) noexcept { return -ENOSYS; }
+  std::int64_t try_now(const io_request&) noexcept { return -ENOSYS; }
   std::size_t poll() noexcept {
     std::size_t delivered = 0;
     while (io_operation* op = refused_head_) {

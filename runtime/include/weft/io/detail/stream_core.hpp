@@ -52,6 +52,7 @@ class stream_core {
   io_owner owner;
   int fd;
   const bool socket;   // recv/send rather than read/write
+  bool reads_inline = true;  // a file whose driver may answer a read now (driver::try_now)
   io_op* reading = nullptr;  // the read in flight (awaited, or dropped and kept by the core)
   io_op* writing = nullptr;  // the write in flight
   waker read_waiter;         // a read waiting for `reading` to finish

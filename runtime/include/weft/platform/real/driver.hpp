@@ -24,6 +24,9 @@
 
 namespace weft::platform {
 
+// driver::try_now for both backends: preadv2 with RWF_NOWAIT (execute_now.cpp).
+std::int64_t read_if_cached(const io_request& r) noexcept;
+
 class driver {
  public:
   driver() : driver(driver_options{}) {}
@@ -42,6 +45,8 @@ class driver {
   void submit(io_operation& op) { backend_->submit(op); }
   void cancel(io_operation& op) { backend_->cancel(op); }
   std::int64_t execute(const io_request& r) { return backend_->execute(r); }
+  // Either backend: the page cache answers without a ring or a file thread.
+  std::int64_t try_now(const io_request& r) noexcept { return read_if_cached(r); }
   std::size_t poll() { return backend_->poll(); }
   bool has_completions() const noexcept { return backend_->has_completions(); }
   std::size_t in_flight() const noexcept { return backend_->in_flight(); }

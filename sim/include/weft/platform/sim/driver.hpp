@@ -47,6 +47,9 @@ class driver {
   void submit(io_operation& op, source_location loc = source_location::current());
   void cancel(io_operation& op) noexcept;
   std::int64_t execute(const io_request& r, source_location loc = source_location::current());
+  // A file read the simulated page cache answers now: a seeded half of them miss (-EAGAIN), so a
+  // program meets both the inline and the submitted path. A scheduling point ("io.try_now").
+  std::int64_t try_now(const io_request& r, source_location loc = source_location::current());
   std::size_t poll();
   bool has_completions() const noexcept;
   std::size_t in_flight() const noexcept;
