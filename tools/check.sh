@@ -9,8 +9,8 @@
 #   1. build (real + sim + model flavors), then the real flavor's unit tests, examples and tools;
 #   2. the real flavor under ThreadSanitizer;
 #   3. the real flavor under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   4. a consumer of the installed library: pkg-config, clang and clang+ASan, g++ 12 refused
-#      (tools/consumer_check.sh);
+#   4. consumers of the installed library: pkg-config, clang and clang+ASan, a simulator of a
+#      user's own scenarios (command line and CMake), g++ 12 refused (tools/consumer_check.sh);
 #   5. the Relacy models (production primitives and their known-bad twins);
 #   6. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
 #   7. the rapidcheck properties over the simulator;

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# tools/consumer_check.sh OUT_DIR — builds against weft the way a user does: installs the real
-# flavor into OUT_DIR/prefix, then compiles tests/consumer/temporary_leaf_consumer.cpp with nothing
-# but `pkg-config --cflags --libs weft` and runs it, with clang and with clang + ASan. With a
-# g++ older than 13 the same compile must stop at weft's one-line refusal, and the configure
+# tools/consumer_check.sh OUT_DIR — builds against weft the way a user does: installs the real and
+# sim flavors into OUT_DIR/prefix, then, outside the source tree and with nothing but pkg-config:
+#   * compiles tests/consumer/temporary_leaf_consumer.cpp (`pkg-config weft`) and runs it, with
+#     clang and with clang + ASan;
+#   * builds a simulator of the user's own scenarios (docs/examples/sim_user_scenario.cpp and
+#     tests/consumer/sim/racy_counter.cpp, `pkg-config weft-sim-main`) once with clang++ on the
+#     command line and once with CMake (pkg_check_modules); each fuzzes the sound scenario, finds
+#     the planted bug of the racy one and replays the failing seed it printed;
+#   * checks that a simulator binary with no scenario linked in refuses to run, naming the cause.
+# With a g++ older than 13 the compile must stop at weft's one-line refusal, and the configure
 # probe must report the co_await defect for that g++ (so the probe is shown able to fail).
 # Prints one "consumer: ..." line per check; exits non-zero at the first failure.
 set -euo pipefail
@@ -16,9 +22,9 @@ fail() { echo "consumer: FAILED: $*" >&2; exit 1; }
 
 build="$out/build" prefix="$out/prefix"
 if [ -f "$build/build.ninja" ]; then
-  meson setup --reconfigure "$build" "$root" --prefix "$prefix" -Dflavors=real -Dtests=false -Dexamples=false >/dev/null
+  meson setup --reconfigure "$build" "$root" --prefix "$prefix" -Dflavors=real,sim -Dtests=false -Dexamples=false >/dev/null
 else
-  meson setup "$build" "$root" --prefix "$prefix" -Dflavors=real -Dtests=false -Dexamples=false >/dev/null
+  meson setup "$build" "$root" --prefix "$prefix" -Dflavors=real,sim -Dtests=false -Dexamples=false >/dev/null
 fi
 ninja -C "$build" >/dev/null
 rm -rf "$prefix"
@@ -37,6 +43,51 @@ consume() {  # consume NAME COMPILER [FLAGS...]: compile the consumer and run it
 }
 consume clang clang++
 consume clang-asan clang++ -fsanitize=address,undefined -fno-sanitize-recover=all -g
+
+# ---- the sim flavor: a user's own scenarios -------------------------------------------------
+pkg-config --exists weft-sim-main || fail "pkg-config does not find weft-sim-main in $prefix"
+work="$out/sim-consumer"  # an empty directory holding only the user's sources
+rm -rf "$work"
+mkdir -p "$work"
+cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/racy_counter.cpp" \
+   "$root/tests/consumer/sim/no_scenario.cpp" "$root/tests/consumer/sim/CMakeLists.txt" "$work/"
+read -r -a sim_cflags <<<"$(pkg-config --cflags weft-sim-main)"
+read -r -a sim_libs <<<"$(pkg-config --libs weft-sim-main)"
+
+# simulate NAME BINARY: the sound scenario passes, the planted bug is found, its replay fails again.
+simulate() {
+  local name=$1 bin=$2 log="$work/$1.log" replay status=0
+  "$bin" list >"$log" 2>&1 || { cat "$log" >&2; fail "$name: list failed"; }
+  grep -q "counter_handoff" "$log" && grep -q "racy_counter" "$log" || { cat "$log" >&2; fail "$name: list lacks a scenario"; }
+  "$bin" fuzz --scenario counter_handoff --seeds 100 >"$log" 2>&1 || { cat "$log" >&2; fail "$name: counter_handoff failed"; }
+  "$bin" fuzz --scenario racy_counter --seeds 200 --max-failures 1 >"$log" 2>&1 || status=$?
+  [ "$status" = 1 ] || { cat "$log" >&2; fail "$name: the planted bug was not found (status $status)"; }
+  replay=$(sed -n 's/^ *replay: //p' "$log" | head -n1)
+  [ -n "$replay" ] || { cat "$log" >&2; fail "$name: fuzz printed no replay command"; }
+  status=0
+  (cd "$work" && eval "$replay") >"$log.replay" 2>&1 || status=$?
+  [ "$status" = 1 ] && grep -q "outcome: fail" "$log.replay" || { cat "$log.replay" >&2; fail "$name: '$replay' did not fail again"; }
+  echo "consumer: $name: fuzzes the user's scenarios, finds the planted bug, replays it ($(grep -m1 '^fail:' "$log"))"
+}
+clang++ "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" "$work/racy_counter.cpp" -o "$work/my-sim" "${sim_libs[@]}" \
+  || fail "sim-clang: does not compile"
+simulate sim-clang "$work/my-sim"
+
+if command -v cmake >/dev/null; then
+  cmake -S "$work" -B "$work/cmake-build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ >"$work/cmake.log" 2>&1 \
+    || { cat "$work/cmake.log" >&2; fail "sim-cmake: configure failed"; }
+  cmake --build "$work/cmake-build" >>"$work/cmake.log" 2>&1 || { cat "$work/cmake.log" >&2; fail "sim-cmake: build failed"; }
+  simulate sim-cmake "$work/cmake-build/my-sim"
+else
+  echo "consumer: cmake not installed; the CMake consumer is not checked (skipped)"
+fi
+
+clang++ "${sim_cflags[@]}" "$work/no_scenario.cpp" -o "$work/empty-sim" "${sim_libs[@]}" || fail "sim-empty: does not compile"
+status=0
+"$work/empty-sim" list >"$work/empty.log" 2>&1 || status=$?
+[ "$status" = 2 ] && grep -q "registers no scenario" "$work/empty.log" \
+  || { cat "$work/empty.log" >&2; fail "sim-empty: a binary without scenarios did not refuse (status $status)"; }
+echo "consumer: sim-empty: a binary without scenarios refuses: $(head -n1 "$work/empty.log")"
 
 if command -v g++ >/dev/null && [ "$(g++ -dumpversion | cut -d. -f1)" -lt 13 ]; then
   if g++ "${cflags[@]}" -c "$src" -o "$out/gxx.o" 2>"$out/gxx.log"; then

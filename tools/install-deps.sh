@@ -4,7 +4,7 @@
 # Needs root to install; without root it only reports what is missing.
 set -euo pipefail
 packages=(meson ninja-build clang g++ pkg-config libgtest-dev liburing-dev libboost-fiber-dev
-          librapidcheck-dev relacy-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev "$@")
+          librapidcheck-dev relacy-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev cmake "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

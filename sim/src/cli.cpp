@@ -643,8 +643,8 @@ int cli_main(int argc, char** argv) {
   CLI::App app{"weft-sim: deterministic simulation of weft programs"};
   app.require_subcommand(1);
   app.footer("Exit status: 0 pass, 1 a run failed (fuzz: a seed failed; shrink: the seed passes), 2 usage error "
-             "(bad flag or value, unknown scenario, output file cannot be opened), 3 an output file could not be "
-             "written or a worker thread not started.");
+             "(bad flag or value, unknown scenario, output file cannot be opened, no scenario registered), "
+             "3 an output file could not be written or a worker thread not started.");
 
   CLI::App* list = app.add_subcommand("list", "list the registered scenarios and their knobs' ranges");
 
@@ -685,6 +685,15 @@ int cli_main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    if (registry::global().all().empty()) {
+      // The usual cause: the scenarios sit in a static library and nothing references their
+      // objects, so the linker dropped them with their registrations.
+      std::fprintf(stderr,
+                   "weft-sim: this binary registers no scenario: link the object files that define "
+                   "WEFT_SIM_SCENARIO into it (from a static library, with -Wl,--whole-archive; see "
+                   "docs/simulator.md)\n");
+      return exit_usage;
+    }
     if (list->parsed()) return cmd_list();
     if (run_cmd->parsed()) return cmd_run(program, run);
     if (replay_cmd->parsed()) return cmd_run(program, replay);
