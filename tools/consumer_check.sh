@@ -7,6 +7,8 @@
 #     tests/consumer/sim/racy_counter.cpp, `pkg-config weft-sim-main`) once with clang++ on the
 #     command line and once with CMake (pkg_check_modules); each fuzzes the sound scenario, finds
 #     the planted bug of the racy one and replays the failing seed it printed;
+#   * builds a GoogleTest suite of WEFT_SIM_TESTs (tests/consumer/sim/sim_tests.cpp): the racy
+#     test must fail with a reproduction line, and running that line must fail at that seed alone;
 #   * checks that a simulator binary with no scenario linked in refuses to run, naming the cause.
 # With a g++ older than 13 the compile must stop at weft's one-line refusal, and the configure
 # probe must report the co_await defect for that g++ (so the probe is shown able to fail).
@@ -49,8 +51,8 @@ pkg-config --exists weft-sim-main || fail "pkg-config does not find weft-sim-mai
 work="$out/sim-consumer"  # an empty directory holding only the user's sources
 rm -rf "$work"
 mkdir -p "$work"
-cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/racy_counter.cpp" \
-   "$root/tests/consumer/sim/no_scenario.cpp" "$root/tests/consumer/sim/CMakeLists.txt" "$work/"
+cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/"{racy_counter.cpp,increments.hpp} \
+   "$root/tests/consumer/sim/"{sim_tests.cpp,no_scenario.cpp,CMakeLists.txt} "$work/"
 read -r -a sim_cflags <<<"$(pkg-config --cflags weft-sim-main)"
 read -r -a sim_libs <<<"$(pkg-config --libs weft-sim-main)"
 
@@ -80,6 +82,28 @@ if command -v cmake >/dev/null; then
   simulate sim-cmake "$work/cmake-build/my-sim"
 else
   echo "consumer: cmake not installed; the CMake consumer is not checked (skipped)"
+fi
+
+# A GoogleTest suite with WEFT_SIM_TEST: the sound test passes, the racy one fails with a
+# reproduction line, and that line reruns exactly the failing seed.
+if pkg-config --exists gtest_main; then
+  read -r -a gtest_flags <<<"$(pkg-config --cflags --libs weft-sim gtest_main)"
+  clang++ "$work/sim_tests.cpp" -o "$work/my_tests" "${gtest_flags[@]}" || fail "sim-gtest: does not compile"
+  "$work/my_tests" --gtest_filter=counter.fetch_add_never_loses >"$work/gtest.log" 2>&1 \
+    || { cat "$work/gtest.log" >&2; fail "sim-gtest: the sound test failed"; }
+  status=0
+  (cd "$work" && ./my_tests --gtest_filter=counter.split_increment_loses) >"$work/gtest.log" 2>&1 || status=$?
+  line=$(sed -n 's/^reproduce: //p' "$work/gtest.log" | head -n1)
+  [ "$status" = 1 ] && [[ $line == "WEFT_SIM_SEED="* ]] || { cat "$work/gtest.log" >&2; fail "sim-gtest: no failure with a reproduction"; }
+  seed=${line#WEFT_SIM_SEED=}
+  seed=${seed%% *}
+  status=0
+  (cd "$work" && eval "$line") >"$work/gtest-replay.log" 2>&1 || status=$?
+  [ "$status" = 1 ] && grep -q "failed at seed $seed (after 1 seeds)" "$work/gtest-replay.log" \
+    || { cat "$work/gtest-replay.log" >&2; fail "sim-gtest: '$line' did not rerun seed $seed alone"; }
+  echo "consumer: sim-gtest: WEFT_SIM_TEST finds the planted bug; '$line' reruns seed $seed alone"
+else
+  echo "consumer: GoogleTest has no pkg-config file here; the WEFT_SIM_TEST consumer is not checked (skipped)"
 fi
 
 clang++ "${sim_cflags[@]}" "$work/no_scenario.cpp" -o "$work/empty-sim" "${sim_libs[@]}" || fail "sim-empty: does not compile"

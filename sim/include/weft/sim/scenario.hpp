@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,7 +45,7 @@ struct knob {
 struct scenario {
   std::string name;
   std::string description;
-  void (*body)(context&) = nullptr;
+  std::function<void(context&)> body;  // a registered scenario's is a plain function
   std::vector<knob> knobs{};  // sorted by name
 
   const knob* find_knob(std::string_view knob_name) const;

@@ -1,0 +1,186 @@
+// check.cpp — check(): a body run as a scenario over a range of seeds, shrunk and traced when it
+// fails (weft/sim/check.hpp).
+#include <weft/sim/check.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <string_view>
+#include <system_error>
+
+#include <weft/sim/run.hpp>
+#include <weft/sim/trace.hpp>
+
+#include "shrink.hpp"
+
+namespace weft::sim {
+
+namespace {
+
+constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
+
+std::optional<std::string> environment(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return std::nullopt;
+  return std::string(v);
+}
+
+// A whole decimal number in [min, u64_max]; anything else (sign, spaces, overflow) is refused.
+std::uint64_t environment_u64(const char* name, const std::string& text, std::uint64_t min) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [at, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || at != end || value < min) {
+    throw invalid_options(name, "'" + text + "' is not a whole number in [" + std::to_string(min) + ", " +
+                                    std::to_string(u64_max) + "]");
+  }
+  return value;
+}
+
+// The check as the environment amends it.
+struct plan {
+  std::uint64_t start = 0;
+  std::uint64_t seeds = 0;
+  bool exact = false;           // WEFT_SIM_SEED: one seed, no shrinking
+  bool strategy_from_environment = false;
+  options sim;
+  std::filesystem::path trace_dir;
+};
+
+plan plan_of(const check_options& o) {
+  plan p;
+  p.start = o.start;
+  p.seeds = o.seeds;
+  p.sim = o.sim;
+  if (auto v = environment("WEFT_SIM_SEEDS")) p.seeds = environment_u64("WEFT_SIM_SEEDS", *v, 1);
+  if (auto v = environment("WEFT_SIM_SEED")) {
+    p.start = environment_u64("WEFT_SIM_SEED", *v, 0);
+    p.seeds = 1;
+    p.exact = true;
+  }
+  if (auto v = environment("WEFT_SIM_STRATEGY")) {
+    if (*v == "random") {
+      p.sim.strategy = strategy_kind::random;
+    } else if (*v == "pct") {
+      p.sim.strategy = strategy_kind::pct;
+    } else {
+      throw invalid_options("WEFT_SIM_STRATEGY", "'" + *v + "' is neither random nor pct");
+    }
+    p.strategy_from_environment = true;
+  }
+  if (auto v = environment("WEFT_SIM_TRACE_DIR")) {
+    std::error_code ec;
+    if (v->empty() || !std::filesystem::is_directory(*v, ec)) {
+      throw invalid_options("WEFT_SIM_TRACE_DIR", "'" + *v + "' is not an existing directory");
+    }
+    p.trace_dir = *v;
+  } else {
+    std::error_code ec;
+    p.trace_dir = std::filesystem::temp_directory_path(ec);
+    if (ec) p.trace_dir = ".";
+  }
+  if (p.seeds == 0) throw invalid_options("seeds", "0 is outside the accepted range [1, 2^64 - 1]");
+  if (p.seeds - 1 > u64_max - p.start) {
+    throw invalid_options("seeds", "start + seeds - 1 passes 2^64 - 1 (start " + std::to_string(p.start) + ", seeds " +
+                                       std::to_string(p.seeds) + ")");
+  }
+  if (o.shrink_runs < min_shrink_runs) {
+    throw invalid_options("shrink_runs", "0 is outside the accepted range [1, 2^64 - 1]");
+  }
+  return p;
+}
+
+// The file name part of a check's name: letters, digits, '-', '_' and '.' kept, others '_'.
+std::string file_safe(const std::string& name) {
+  std::string out = name.empty() ? "check" : name;
+  for (char& c : out) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                      c == '_' || c == '.';
+    if (!keep) c = '_';
+  }
+  return out;
+}
+
+void write_trace(const scenario& s, std::uint64_t seed, options o, const plan& p, check_result& r) {
+  o.record_trace = true;
+  const run_result traced = run(s, seed, o);
+  const std::filesystem::path path = p.trace_dir / (file_safe(s.name) + "-seed-" + std::to_string(seed) + ".json");
+  std::ofstream out(path);
+  if (out) write_chrome(out, traced.events, traced.fiber_names);
+  out.close();
+  if (!out) {
+    r.trace_error = "could not write '" + path.string() + "'";
+    return;
+  }
+  r.trace_path = path.string();
+}
+
+std::string rerun_command(const check_options& o) {
+  if (!o.rerun.empty()) return o.rerun;
+  return program_invocation_name;  // glibc: argv[0] as the program was started
+}
+
+}  // namespace
+
+std::string check_result::message() const {
+  if (passed) return "passed " + std::to_string(seeds_run) + " seeds";
+  std::string m = "failed at seed " + std::to_string(failing_seed) + " (after " + std::to_string(seeds_run) +
+                  " seeds):\n";
+  for (const std::string& f : failures) m += "  " + f + "\n";
+  if (!shrunk.empty()) {
+    m += "shrunk:";
+    for (const std::string& step : shrunk) m += " " + step + ";";
+    m += "\n  minimal: " + minimal_replay + "\n";
+  }
+  if (!trace_path.empty()) m += "trace: " + trace_path + "\n";
+  if (!trace_error.empty()) m += "trace: " + trace_error + "\n";
+  m += "reproduce: " + reproduction;
+  return m;
+}
+
+check_result check(const check_options& o, std::function<void(context&)> body) {
+  const plan p = plan_of(o);
+  scenario s{o.name, "", std::move(body), o.knobs};
+  std::sort(s.knobs.begin(), s.knobs.end(), [](const knob& a, const knob& b) { return a.name < b.name; });
+  for (std::size_t i = 0; i < s.knobs.size(); ++i) {
+    const knob& k = s.knobs[i];
+    if (k.min > k.max) throw invalid_options("knobs", "'" + k.name + "' has min > max");
+    if (i > 0 && s.knobs[i - 1].name == k.name) throw invalid_options("knobs", "'" + k.name + "' is declared twice");
+  }
+  validate(s, p.sim);  // before the first run, so a bad option is not a failing seed
+
+  check_result r;
+  for (std::uint64_t i = 0; i < p.seeds; ++i) {
+    const std::uint64_t seed = p.start + i;
+    const run_result result = run(s, seed, p.sim);
+    ++r.seeds_run;
+    if (result.passed) continue;
+    r.passed = false;
+    r.failing_seed = seed;
+    r.failures = result.failures;
+    break;
+  }
+  if (r.passed) return r;
+
+  r.reproduction = "WEFT_SIM_SEED=" + std::to_string(r.failing_seed) + " ";
+  if (p.strategy_from_environment) r.reproduction += std::string("WEFT_SIM_STRATEGY=") + to_string(p.sim.strategy) + " ";
+  r.reproduction += rerun_command(o);
+  if (o.shrink && !p.exact) {
+    shrink_limits limits;
+    limits.max_runs = o.shrink_runs;
+    const shrink_result sr = sim::shrink(s, r.failing_seed, p.sim, limits);
+    if (sr.reproduced && !sr.log.empty()) {
+      r.shrunk = sr.log;
+      r.minimal_replay = "--seed " + std::to_string(sr.minimal.seed) + " " + replay_arguments(sr.minimal.opts);
+    }
+  }
+  write_trace(s, r.failing_seed, p.sim, p, r);
+  return r;
+}
+
+}  // namespace weft::sim

@@ -1,0 +1,136 @@
+// check_api_test.cpp — weft::sim::check and WEFT_SIM_TEST: a sound body passes, a racy one is
+// found, shrunk, traced and reproduced by the environment line it prints, and bad environment
+// values are refused before any run.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest-spi.h>
+
+#include <weft/sim/gtest.hpp>
+#include <weft/weft.hpp>
+
+#include "../../tests/consumer/sim/increments.hpp"
+
+namespace {
+
+using weft::sim::check;
+using weft::sim::check_options;
+using weft::sim::check_result;
+
+// The consumer programs' code under test (tests/consumer/sim/increments.hpp): a counter whose
+// increments race when split across a suspension.
+void sound(weft::sim::context& sim) { increment_twice(sim, false); }
+void racy(weft::sim::context& sim) { increment_twice(sim, true); }
+
+// Sets (or, with nullopt, unsets) an environment variable for one scope.
+class scoped_env {
+ public:
+  scoped_env(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~scoped_env() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(check_api, a_sound_body_passes_every_seed) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  const check_result r = check({.seeds = 40}, sound);
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.seeds_run, 40u);
+  EXPECT_EQ(r.message(), "passed 40 seeds");
+}
+
+TEST(check_api, a_failing_seed_is_traced_and_rerun_alone_by_its_reproduction) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  scoped_env dir("WEFT_SIM_TRACE_DIR", ::testing::TempDir());
+  const check_result r = check({.seeds = 500, .name = "check_api.racy", .rerun = "./my_tests"}, racy);
+  ASSERT_FALSE(r.passed) << "500 seeds never interleaved the two read-yield-writes";
+  EXPECT_EQ(r.seeds_run, r.failing_seed + 1);
+  ASSERT_FALSE(r.failures.empty());
+  EXPECT_NE(r.failures.front().find("an increment was lost"), std::string::npos) << r.failures.front();
+  EXPECT_EQ(r.reproduction, "WEFT_SIM_SEED=" + std::to_string(r.failing_seed) + " ./my_tests");
+  const std::string message = r.message();
+  EXPECT_NE(message.find("reproduce: " + r.reproduction), std::string::npos) << message;
+
+  ASSERT_FALSE(r.trace_path.empty()) << r.trace_error;
+  EXPECT_EQ(std::filesystem::path(r.trace_path).parent_path(), std::filesystem::path(::testing::TempDir()).parent_path());
+  std::ifstream trace(r.trace_path);
+  std::string first_line;
+  std::getline(trace, first_line);
+  EXPECT_FALSE(first_line.empty());
+  EXPECT_GT(std::filesystem::file_size(r.trace_path), 100u);
+
+  // What the reproduction sets: exactly that seed runs, and fails the same way.
+  scoped_env replay("WEFT_SIM_SEED", std::to_string(r.failing_seed));
+  const check_result again = check({.seeds = 500, .name = "check_api.racy"}, racy);
+  EXPECT_FALSE(again.passed);
+  EXPECT_EQ(again.seeds_run, 1u);
+  EXPECT_EQ(again.failing_seed, r.failing_seed);
+  EXPECT_EQ(again.failures, r.failures);
+  EXPECT_TRUE(again.shrunk.empty()) << "a replay of one seed is not shrunk";
+  std::filesystem::remove(r.trace_path);
+}
+
+TEST(check_api, the_environment_overrides_seeds_and_strategy) {
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  scoped_env seeds("WEFT_SIM_SEEDS", "7");
+  scoped_env strategy("WEFT_SIM_STRATEGY", "pct");
+  const check_result r = check({.seeds = 1000}, sound);
+  EXPECT_TRUE(r.passed);
+  EXPECT_EQ(r.seeds_run, 7u);
+}
+
+TEST(check_api, bad_environment_values_and_options_are_refused_before_any_run) {
+  struct bad {
+    const char* name;
+    const char* value;
+  };
+  const bad cases[] = {
+      {"WEFT_SIM_SEEDS", "0"},         {"WEFT_SIM_SEEDS", "-1"},
+      {"WEFT_SIM_SEEDS", "12x"},       {"WEFT_SIM_SEEDS", "18446744073709551616"},
+      {"WEFT_SIM_SEEDS", ""},          {"WEFT_SIM_SEED", " 3"},
+      {"WEFT_SIM_STRATEGY", "dfs"},    {"WEFT_SIM_TRACE_DIR", "/nonexistent/weft-sim-traces"},
+  };
+  for (const bad& c : cases) {
+    scoped_env env(c.name, std::string(c.value));
+    try {
+      (void)check({.seeds = 3}, sound);
+      ADD_FAILURE() << c.name << "=" << c.value << " was accepted";
+    } catch (const weft::sim::invalid_options& e) {
+      EXPECT_EQ(e.flag(), c.name) << e.what();
+    }
+  }
+  EXPECT_THROW((void)check({.seeds = 0}, sound), weft::sim::invalid_options);
+  EXPECT_THROW((void)check({.seeds = 2, .start = ~std::uint64_t{0}}, sound), weft::sim::invalid_options);
+  EXPECT_THROW((void)check({.knobs = {{"n", 5, 1, "inverted"}}}, sound), weft::sim::invalid_options);
+}
+
+WEFT_SIM_TEST_WITH(check_api_macro, a_sound_body_passes, (check_options{.seeds = 20})) { sound(sim); }
+
+TEST(check_api_macro, a_failing_body_fails_its_test_with_the_reproduction_line) {
+  EXPECT_NONFATAL_FAILURE(weft::sim::gtest_check("suite", "racy", check_options{.seeds = 500, .shrink = false}, racy),
+                          "reproduce: WEFT_SIM_SEED=");
+}
+
+}  // namespace
