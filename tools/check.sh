@@ -16,7 +16,8 @@
 #   7. the rapidcheck properties over the simulator;
 #   8. the mutation campaign at CI size: the mutants of tools/mutants/ci.list, each applied to a
 #      copy of the tree and rebuilt, must each be killed by the simulator or the properties
-#      (docs/mutation.md; meson test --suite mutation);
+#      (docs/mutation.md; meson test --suite mutation). The copy is built at the main build's
+#      place, so its units come from ccache, compiled in stage 1;
 #   9. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
 #      the peers' packages, builds weft in release, the tokio, async-executor and Asio peers and
 #      the I/O scenarios' echo servers and load client, runs one round and checks that every

@@ -108,6 +108,8 @@ def main():
             (["--list", os.path.join(tmp, "absent.list")], "--list"), (["--list", str(listed)], "named twice"),
             (["--mutants", os.path.join(tmp, "absent")], "--mutants"),
             (["--json", os.path.join(tmp, "absent", "r.json")], "--json"),
+            (["--jobs", "all"], "--jobs"), (["--mirror-build", tmp], "--mirror-build"),
+            (["--mirror-build", str(root / "runtime")], "--mirror-build"),
         ]
         for flags, named in bad_flags:
             status, out = campaign("--source", str(root), "--work", work, "--check-specs", *flags)

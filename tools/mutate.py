@@ -257,6 +257,7 @@ EXIT_BELOW_RATE = 1             # the kill rate is below --min-kill-rate
 EXIT_USAGE = 2                  # a bad flag
 EXIT_UNMEASURED = 3             # a spec error, a failing baseline, a build or tool error
 BUILD_DIR = "build-mutation"    # inside the copy, one level down like every build-*/ of a checkout
+                                # (--mirror-build puts it where a given build of the source is)
 SIM_TARGETS = ("sim/weft-sim", "properties/weft-properties", "properties/weft-prop-sim")
 COPY_SKIP = re.compile(r"^(\.git|build|builddir|build-.*|\.cache)$")  # top-level names not copied
 FAILURE_LINE = re.compile(r"^fail: seed=(\d+): (.*)$")
@@ -333,8 +334,13 @@ def campaign_args(argv):
     p.add_argument("--start", default="0", help=f"first seed, [0, {START_MAX}]")
     p.add_argument("--strategies", default="random,random-swarm",
                    help=f"comma-separated, each once: {', '.join(STRATEGIES)}")
-    p.add_argument("--jobs", default="1", help=f"weft-sim fuzz --jobs, [1, {FUZZ_JOBS_MAX}]")
+    p.add_argument("--jobs", default="1",
+                   help=f"weft-sim fuzz --jobs, [1, {FUZZ_JOBS_MAX}], or `auto`: one per CPU (at most {FUZZ_JOBS_MAX})")
     p.add_argument("--build-jobs", default="2", help=f"ninja -j, [1, {BUILD_JOBS_MAX}]")
+    p.add_argument("--mirror-build", metavar="DIR",
+                   help="a build directory inside SOURCE: the copy is built at the same place in the copy, so "
+                        "its compile commands equal DIR's and ccache answers what DIR already compiled "
+                        f"(default: WORK/src/{BUILD_DIR})")
     p.add_argument("--timeout", default="1800", help=f"seconds per build or checker run, [1, {TIMEOUT_MAX_S}]")
     p.add_argument("--min-kill-rate", default="0", help="percent, [0, 100]: exit 1 below it")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -345,6 +351,8 @@ def campaign_args(argv):
     try:
         a.seeds = whole("--seeds", a.seeds, 1, SEEDS_MAX)
         a.start = whole("--start", a.start, 0, START_MAX)
+        if a.jobs == "auto":
+            a.jobs = str(min(os.cpu_count() or 1, FUZZ_JOBS_MAX))
         a.jobs = whole("--jobs", a.jobs, 1, FUZZ_JOBS_MAX)
         a.build_jobs = whole("--build-jobs", a.build_jobs, 1, BUILD_JOBS_MAX)
         a.timeout = whole("--timeout", a.timeout, 1, TIMEOUT_MAX_S)
@@ -371,6 +379,15 @@ def campaign_args(argv):
             raise ValueError(f"--work: {a.work} exists and is not a directory")
         if a.source == a.work or a.source.startswith(a.work + os.sep):
             raise ValueError(f"--work: {a.work} contains the source tree")
+        a.build_rel = BUILD_DIR
+        if a.mirror_build is not None:
+            mirrored = os.path.abspath(a.mirror_build)
+            rel = os.path.relpath(mirrored, a.source)
+            if not os.path.isdir(mirrored) or rel == os.curdir or rel.split(os.sep)[0] == os.pardir:
+                raise ValueError(f"--mirror-build: {a.mirror_build} is not a directory inside {a.source}")
+            if not os.path.isdir(os.path.join(mirrored, "meson-private")):
+                raise ValueError(f"--mirror-build: {a.mirror_build} is not a meson build directory")
+            a.build_rel = rel
         for flag, path in (("--json", a.json), ("--markdown", a.markdown)):
             if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
                 raise ValueError(f"{flag}: the directory of {path} does not exist")
@@ -391,9 +408,10 @@ def campaign_args(argv):
     return a, p
 
 
-def copy_tree(source, dest, work):
+def copy_tree(source, dest, work, build_rel):
     """Makes `dest` a copy of `source` (no .git, no build dirs): files whose content differs are
-    rewritten, files gone from `source` removed; `dest`'s own build dir is kept."""
+    rewritten, files gone from `source` removed; `dest`'s own build dir (`build_rel` below it) is
+    kept."""
     def skipped(rel, name):
         full = os.path.join(source, rel, name)
         return ((rel == "" and COPY_SKIP.match(name)) or full == work
@@ -424,7 +442,7 @@ def copy_tree(source, dest, work):
     for dirpath, dirnames, filenames in os.walk(dest):
         rel = os.path.relpath(dirpath, dest)
         rel = "" if rel == "." else rel
-        dirnames[:] = [d for d in dirnames if not (rel == "" and d == BUILD_DIR)]
+        dirnames[:] = [d for d in dirnames if os.path.join(rel, d) != build_rel]
         for name in filenames:
             if os.path.join(rel, name) not in wanted:
                 os.remove(os.path.join(dirpath, name))
@@ -459,14 +477,14 @@ class Bench:
     def __init__(self, a):
         self.a = a
         self.src = os.path.join(a.work, "src")
-        self.build = os.path.join(self.src, BUILD_DIR)
+        self.build = os.path.join(self.src, a.build_rel)
         self.env = None
         self.scenarios = []
         self.properties = False
 
     def prepare(self):
         os.makedirs(self.src, exist_ok=True)
-        copy_tree(self.a.source, self.src, self.a.work)
+        copy_tree(self.a.source, self.src, self.a.work, self.a.build_rel)
         self.env = toolchain_env(self.src)
         if not os.path.isfile(os.path.join(self.build, "build.ninja")):
             status, out = run_step(["meson", "setup", self.build, "-Dflavors=sim", "-Dexamples=false"],

@@ -3,7 +3,7 @@
 // A thread_handle is the loop's address for other threads: queue_macrotask answers at once with
 // accepted, `full` (the bounded remote inbox has no room now) or `closed` (the loop is not
 // accepting work). This program shows all three:
-//   1. four spawn_worker threads, each with its own loop, push 500 macrotasks each into the main
+//   1. four loop threads (spawn_loop_thread), each with its own loop, push 500 macrotasks each into the main
 //      loop, whose inbox holds only 16; on `full` a producer sleeps briefly and retries;
 //   2. after run() returned, the inbox is closed: a submission is refused and its callable is
 //      destroyed without running;
@@ -47,10 +47,10 @@ int main() {
   weft::event_loop loop(opts);
   int received = 0;  // main thread only
 
-  // 1. Producers. The main loop's run() keeps going while a spawn_worker child is alive, so its
+  // 1. Producers. The main loop's run() keeps going while a loop thread it started is alive, so its
   //    inbox stays open until every producer finished.
   for (int p = 0; p < producers; ++p) {
-    loop.spawn_worker([target = loop.handle(), &received](weft::event_loop& own) {
+    loop.spawn_loop_thread([target = loop.handle(), &received](weft::event_loop& own) {
       // Detached: the worker's loop owns the task, and its run() goes on until the task is done.
       own.spawn(produce(target, &received, items_per_producer)).detach();
     });

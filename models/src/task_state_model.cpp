@@ -1,9 +1,10 @@
-// task_state_model.cpp — Relacy model of weft::detail::task_state (detail/task_state.hpp), the
-// production state word of a task cell compiled against the model flavor of the seam, driven the
-// way task_header drives it (runtime/src/task_cell.cpp: schedule_poll, schedule_poll_by_value,
-// request_cancel, run, complete, release), including the yield path (a wake from inside the
-// task's own poll). The model's cell is a heap object (Relacy tracks it) with a "frame" that every
-// poll writes and the destructor touches, like a coroutine frame.
+// task_state_model.cpp — Relacy model of a task cell's state machine: the production harness
+// (detail/task_harness.hpp: schedule_poll, schedule_poll_by_value, request_cancel, run, complete)
+// over the production state word (detail/task_state.hpp), compiled against the model flavor of
+// the seam. task_header runs every task through the same harness; here it drives a model cell
+// whose "frame" every poll writes and the destructor touches, like a coroutine frame, and whose
+// first poll wakes its own task (a yield), so the self-wake path is checked against the other
+// threads.
 //
 // Invariants:
 //   * no lost wake-up: a wake that happens while the task is idle, queued or running leads to a
@@ -11,32 +12,43 @@
 //     so only the state word's release/acquire pairs make it visible; a lost wake leaves the
 //     owner waiting forever: LIVELOCK);
 //   * coalescing: at most one queue entry exists at a time (each owns a reference);
-//   * no poll after completion, completion once (the production asserts);
+//   * no poll after completion, completion once (the production asserts, and after());
 //   * a waker may outlive the task: its late wake is a no-op and its reference drop may be the
 //     last one;
 //   * exactly one deallocation, by whoever drops the last reference, after every other owner's
 //     writes (a missing acquire/release on the count is a DATA RACE on the frame; a missing or
-//     extra reference is a leak, a double free or an access to freed memory).
+//     extra reference is a leak, a double free or an access to freed memory);
+//   * the output (heap memory, so Relacy tracks it) is destroyed once, by the completer or the
+//     join handle (join_handoff.hpp).
+#include <memory>
+#include <utility>
+
+#include <weft/detail/join_handoff.hpp>
+#include <weft/detail/task_harness.hpp>
 #include <weft/detail/task_state.hpp>
 #include <weft/models/harness.hpp>
 #include <weft/platform/thread.hpp>
+#include <weft/waker.hpp>
 
 namespace {
 
+using weft::detail::output_slot;
+using weft::detail::poll_step;
 using weft::detail::task_state;
+namespace join_handoff = weft::detail::join_handoff;
 
-struct model_task {
-  task_state state{task_state::initial_spawned + task_state::ref_one};  // + the waker thread's clone
-  weft::sync::cell<int> frame{0};  // owner thread only, and the destructor
-};
+struct model_cell;
+using harness = weft::detail::task_harness<model_cell>;
+using task_output = std::unique_ptr<int>;  // heap memory: Relacy sees who frees it
 
 // The parts of a loop the task touches: its run queue (an inbox: any thread pushes under a lock,
-// the owner pops) and the record of deallocations.
+// the owner pops), what the waker publishes, and the record of completions and deallocations.
 struct model_loop {
   weft::sync::mutex lock;
   weft::sync::cell<int> queued{1};  // queue entries for the task (it starts queued)
-  weft::sync::atomic<int> deallocations{0};
   weft::sync::atomic<int> ready{0};  // what the waker publishes; the poll reads it relaxed
+  weft::sync::atomic<int> completions{0};  // owner thread; read by it and in after()
+  weft::sync::atomic<int> deallocations{0};  // read in after()
 
   void push() {
     weft::sync::lock_guard<weft::sync::mutex> hold(lock);
@@ -53,103 +65,107 @@ struct model_loop {
       return true;
     });
   }
+};
 
-  // task_header::release.
-  void release(model_task* t) {
-    if (t->state.ref_dec()) {
-      t->frame.with_mut([](int& f) { f = -1; });  // the destructor touches the frame
-      delete t;
-      deallocations.fetch_add(1, std::memory_order_relaxed);  // read in after()
+// A task cell as the harness sees it (the hooks task_harness.hpp lists), spawned with a join
+// handle and queued for its first poll.
+struct model_cell {
+  struct polling_tag;
+  using polling_slot = weft::platform::thread_slot<model_cell, polling_tag>;  // task_header's current task
+
+  explicit model_cell(model_loop& l) : loop(l) {}
+
+  model_loop& loop;
+  task_state state{task_state::initial_spawned + task_state::ref_one};  // + the waker thread's clone
+  weft::sync::cell<weft::waker> join_waker_slot;
+  weft::sync::cell<output_slot<task_output>> output;
+  weft::sync::cell<int> frame{0};  // owner thread only, and the destructor
+  weft::sync::cell<bool> self_woken{false};  // owner thread only, as task_header's flag
+
+  bool polled_here() const noexcept { return polling_slot::get() == this; }
+  void note_self_wake() noexcept {
+    self_woken.with_mut([](bool& w) { w = true; });
+  }
+  void submit() noexcept { loop.push(); }
+
+  // The coroutine: its first poll yields; a later one finishes once it sees `ready`.
+  poll_step poll_frame() noexcept {
+    polling_slot::set(this);
+    const bool first = frame.with_mut([](int& f) { return ++f == 1; });
+    if (first) harness::schedule_poll(*this);  // a wake from inside its own poll
+    polling_slot::set(nullptr);  // the slots are process-wide: reset before the thread ends
+    const bool yielded = self_woken.with_mut([](bool& w) { return std::exchange(w, false); });
+    // relaxed: the state word's acquire (transition_to_running) must be what orders this.
+    if (!yielded && loop.ready.load(std::memory_order_relaxed) != 0) {
+      output.with_mut([](output_slot<task_output>& slot) { slot.emplace(std::make_unique<int>(1)); });
+      return poll_step::finished;
     }
+    return yielded ? poll_step::yielded : poll_step::waiting;
   }
-  // task_header::schedule_poll / request_cancel from another thread: the added reference goes
-  // with the queue entry.
-  void wake(model_task* t) {
-    if (t->state.transition_to_scheduled() == task_state::wake_action::submit) push();
+  void cancel_frame() noexcept {
+    frame.with_mut([](int& f) { f = 0; });  // the frame is destroyed
+    output.with_mut([](output_slot<task_output>& slot) { slot.emplace(std::make_unique<int>(0)); });
   }
-  // task_header::schedule_poll_by_value (waker::wake() &&) from another thread: the waker's own
-  // reference goes with the queue entry, or is dropped when no entry is queued.
-  void wake_by_value(model_task* t) {
-    if (t->state.transition_to_scheduled_by_value() == task_state::wake_action::submit) {
-      push();
-    } else {
-      release(t);  // coalesced or late: maybe the last reference
-    }
+  void leave_owner_list() noexcept {}  // the model's loop keeps no list; its reference is counted
+  void drop_unread_output() noexcept {
+    output.with_mut([](output_slot<task_output>& slot) { slot.reset(); });
   }
-  void abort(model_task* t) {
-    if (t->state.transition_to_cancel_requested() == task_state::wake_action::submit) push();
+  void count_finished() noexcept {
+    loop.completions.fetch_add(1, std::memory_order_relaxed);  // owner thread; after() reads it
   }
-
-  // task_header::run on the owner thread; returns true when the task completed. The first poll
-  // yields (wakes its own task from inside the poll: task_header's owner-thread self_woken_ flag,
-  // no atomic), so the re-queue without a new reference is checked against the other threads.
-  bool run(model_task* t) {
-    bool completed = false;
-    switch (t->state.transition_to_running()) {
-      case task_state::poll_action::poll: {
-        const bool self_woken = t->frame.with_mut([](int& f) { return ++f == 1; });  // the coroutine runs
-        // relaxed: the state word's acquire (transition_to_running) must be what orders this.
-        if (!self_woken && ready.load(std::memory_order_relaxed) != 0) {
-          (void)t->state.transition_to_complete();
-          completed = true;
-          release(t);  // the owned-task list's reference
-        } else if (t->state.transition_to_idle(self_woken) == task_state::idle_action::reschedule) {
-          push();  // the owner re-queues it: the poll's queue reference goes with the new entry
-          return false;
-        } else {
-          return false;  // idle: the transition dropped the queue entry's reference
-        }
-        break;
-      }
-      case task_state::poll_action::cancel:
-        t->frame.with_mut([](int& f) { f = 0; });  // the frame is destroyed
-        (void)t->state.transition_to_complete();
-        completed = true;
-        release(t);
-        break;
-    }
-    release(t);  // the queue entry's reference
-    return completed;
-  }
-
-  // The join handle goes first: it drops its interest and its reference.
-  void drop_join_handle(model_task* t) {
-    (void)t->state.drop_join_interest();
-    release(t);  // the join handle's reference
-  }
-
-  // The owner: runs queued polls until the task completed (a lost wake makes this spin forever).
-  void drive(model_task* t) {
-    bool completed = false;
-    while (!completed) {
-      if (pop()) {
-        completed = run(t);
-      } else {
-        weft::platform::yield_thread();
-      }
+  void release() noexcept {
+    model_loop& l = loop;
+    if (state.ref_dec()) {
+      frame.with_mut([](int& f) { f = -1; });  // the destructor touches the frame
+      delete this;
+      l.deallocations.fetch_add(1, std::memory_order_relaxed);  // read in after()
     }
   }
 };
+
+// The join handle goes (join_handle::release_cell): its interest, then its reference.
+void drop_join_handle(model_cell* t) {
+  join_handoff::drop_join_interest(t->state, t->join_waker_slot, t->output);
+  t->release();
+}
+
+// The owner: runs queued polls until the task completed (a lost wake makes this spin forever).
+void drive(model_loop& loop, model_cell* t) {
+  // relaxed: written by this thread only.
+  while (loop.completions.load(std::memory_order_relaxed) == 0) {
+    if (loop.pop()) {
+      harness::run(*t);  // may free the cell
+    } else {
+      weft::platform::yield_thread();
+    }
+  }
+}
+
+// Every scenario ends with the task completed once and freed once.
+void check_ended(model_loop& loop) {
+  RL_ASSERT(loop.completions.load(std::memory_order_relaxed) == 1);
+  RL_ASSERT(loop.deallocations.load(std::memory_order_relaxed) == 1);
+}
 
 // Two threads: the owner polls the task while a waker publishes `ready` and wakes it twice (the
 // second wake coalesces or comes after completion), then drops its waker. The join handle is
 // dropped by the owner up front.
 struct wake_vs_poll : rl::test_suite<wake_vs_poll, 2> {
   model_loop loop;
-  model_task* task = new model_task;
+  model_cell* task = new model_cell(loop);
 
   void thread(unsigned index) {
     if (index == 0) {
-      loop.drop_join_handle(task);
-      loop.drive(task);
+      drop_join_handle(task);
+      drive(loop, task);
     } else {
       loop.ready.store(1, std::memory_order_relaxed);
-      loop.wake(task);
-      loop.wake(task);
-      loop.release(task);  // the waker clone, maybe the last reference
+      harness::schedule_poll(*task);
+      harness::schedule_poll(*task);
+      task->release();  // the waker clone, maybe the last reference
     }
   }
-  void after() { RL_ASSERT(loop.deallocations.load(std::memory_order_relaxed) == 1); }
+  void after() { check_ended(loop); }
 };
 
 // wake_vs_poll with one wake, by value: the waker thread's clone is used up by it (its reference
@@ -157,39 +173,39 @@ struct wake_vs_poll : rl::test_suite<wake_vs_poll, 2> {
 // initial entry or a running poll, or comes after completion), and nothing else drops it.
 struct wake_by_value_vs_poll : rl::test_suite<wake_by_value_vs_poll, 2> {
   model_loop loop;
-  model_task* task = new model_task;
+  model_cell* task = new model_cell(loop);
 
   void thread(unsigned index) {
     if (index == 0) {
-      loop.drop_join_handle(task);
-      loop.drive(task);
+      drop_join_handle(task);
+      drive(loop, task);
     } else {
       loop.ready.store(1, std::memory_order_relaxed);
-      loop.wake_by_value(task);  // the clone's reference, maybe the last
+      harness::schedule_poll_by_value(*task);  // the clone's reference, maybe the last
     }
   }
-  void after() { RL_ASSERT(loop.deallocations.load(std::memory_order_relaxed) == 1); }
+  void after() { check_ended(loop); }
 };
 
 // Three threads: a waker, and a join handle that aborts the task and drops itself, against the
 // owner's polls. Whichever wins, the task completes once and is freed once.
 struct wake_vs_abort : rl::test_suite<wake_vs_abort, 3> {
   model_loop loop;
-  model_task* task = new model_task;
+  model_cell* task = new model_cell(loop);
 
   void thread(unsigned index) {
     if (index == 0) {
-      loop.drive(task);
+      drive(loop, task);
     } else if (index == 1) {
       loop.ready.store(1, std::memory_order_relaxed);
-      loop.wake(task);
-      loop.release(task);  // the waker clone outlives the task's completion, maybe its owner
+      harness::schedule_poll(*task);
+      task->release();  // the waker clone outlives the task's completion, maybe its owner
     } else {
-      loop.abort(task);
-      loop.drop_join_handle(task);
+      harness::request_cancel(*task);
+      drop_join_handle(task);
     }
   }
-  void after() { RL_ASSERT(loop.deallocations.load(std::memory_order_relaxed) == 1); }
+  void after() { check_ended(loop); }
 };
 
 }  // namespace

@@ -94,7 +94,7 @@ event_loop::shutdown_report event_loop::shutdown() {
   }
   timers_.cancel_all();
 
-  // 6. Children: wait for every spawn_worker thread.
+  // 6. Children: wait for every loop thread (spawn_loop_thread).
   for (auto& child : children_) {
     if (child->thread.joinable()) child->thread.join();
   }

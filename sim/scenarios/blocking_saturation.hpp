@@ -88,121 +88,122 @@ inline constexpr std::size_t settle_steps = 8;
 // Yields of a long callback.
 inline constexpr std::uint64_t long_work = 64;
 
-inline void blocking_saturation(context& sim) {
-  const auto workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(1, 2))));
-  const auto max_threads = static_cast<std::size_t>(sim.param("max_threads", static_cast<std::int64_t>(sim.pick(1, 2))));
-  const auto max_queued = static_cast<std::size_t>(sim.param("max_queued", static_cast<std::int64_t>(sim.pick(1, 2))));
-  const auto callers = static_cast<std::size_t>(sim.param("callers", static_cast<std::int64_t>(sim.pick(1, 3))));
-  const auto calls = static_cast<std::uint64_t>(sim.param("calls", static_cast<std::int64_t>(sim.pick(2, 6))));
-  const auto stop_after = static_cast<std::uint64_t>(
-      sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, (callers + workers) * calls))));
-  const bool per_worker = sim.param("per_worker", sim.chance(1, 3) ? 1 : 0) == 1;
-  const bool aborts = sim.param("aborts", sim.chance(1, 2) ? 1 : 0) == 1;
-  blocking_world world(sim, per_worker ? workers : 1, max_threads, max_queued);
-  world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
+// The knobs of one run, read in this order (each default is a pick from the seed).
+struct blocking_saturation_params {
+  std::size_t workers = 0;
+  std::size_t max_threads = 0;
+  std::size_t max_queued = 0;
+  std::size_t callers = 0;
+  std::uint64_t calls = 0;
+  std::uint64_t stop_after = 0;
+  bool per_worker = false;
+  bool aborts = false;
 
-  std::optional<runtime> rt;
-  const auto builder = runtime::builder()
-                           .workers(workers)
-                           .blocking(per_worker ? blocking_policy::per_worker : blocking_policy::shared)
-                           .blocking_capacity(max_threads, max_queued);
-  if (!start_runtime(sim, builder, rt, "blocking_saturation")) return;
-  const runtime_operations ops = rt->operations();
-  // Every stop request tells the capacity oracle first: from then on queued jobs may go unrun.
-  const auto request_stop = [&world, ops] {
-    world.capacity.stopping();
-    ops.request_stop();
-  };
-  sim.arm_stop_requests(request_stop);
-  const scheduler sched = rt->scheduler();
-  std::vector<scheduler> pinned;
-  for (std::size_t i = 0; i < workers; ++i) pinned.push_back(rt->worker_scheduler(i));
+  std::size_t pools() const { return per_worker ? workers : 1; }
+  std::size_t pool_of(std::size_t worker) const { return per_worker ? worker : 0; }
+};
 
-  // Tasks on the workers call spawn_blocking too, and await their handles there.
-  struct issued {
-    std::uint64_t id;
-    join_handle<std::uint64_t> handle;
-  };
-  std::vector<issued> from_tasks;
-  for (std::size_t i = 0; i < workers; ++i) {
+inline blocking_saturation_params read_blocking_saturation_params(context& sim) {
+  blocking_saturation_params p;
+  p.workers = static_cast<std::size_t>(sim.param("workers", static_cast<std::int64_t>(sim.pick(1, 2))));
+  p.max_threads = static_cast<std::size_t>(sim.param("max_threads", static_cast<std::int64_t>(sim.pick(1, 2))));
+  p.max_queued = static_cast<std::size_t>(sim.param("max_queued", static_cast<std::int64_t>(sim.pick(1, 2))));
+  p.callers = static_cast<std::size_t>(sim.param("callers", static_cast<std::int64_t>(sim.pick(1, 3))));
+  p.calls = static_cast<std::uint64_t>(sim.param("calls", static_cast<std::int64_t>(sim.pick(2, 6))));
+  p.stop_after = static_cast<std::uint64_t>(
+      sim.param("stop_after", static_cast<std::int64_t>(sim.pick(0, (p.callers + p.workers) * p.calls))));
+  p.per_worker = sim.param("per_worker", sim.chance(1, 3) ? 1 : 0) == 1;
+  p.aborts = sim.param("aborts", sim.chance(1, 2) ? 1 : 0) == 1;
+  return p;
+}
+
+// A call (or a worker's task of calls) and the handle that answers it.
+struct issued_blocking_call {
+  std::uint64_t id;
+  join_handle<std::uint64_t> handle;
+};
+
+// A worker's task: `n` blocking calls through its own worker's scheduler, each awaited there.
+inline task<std::uint64_t> worker_blocking_calls(blocking_world* wd, std::size_t p, std::uint64_t tid,
+                                                 std::uint64_t base, std::uint64_t n, std::uint64_t k) {
+  wd->ledger.started(tid, platform::current_thread_id());
+  scheduler mine = builtins::current().scheduler();
+  for (std::uint64_t c = 0; c < n; ++c) {
+    oracles::task_ledger::awaiting guard{&wd->ledger, base + c};
+    auto h = blocking_call(wd, mine, p, base + c, k);
+    auto result = co_await h;
+    wd->ledger.resumed(tid, platform::current_thread_id());
+    settle(*wd, base + c, result);
+    guard.settled = true;
+  }
+  wd->ledger.finished(tid);
+  co_return n;
+}
+
+// Step: tasks on the workers call spawn_blocking too, and await their handles there.
+inline std::vector<issued_blocking_call> spawn_worker_calls(context& sim, const blocking_saturation_params& p,
+                                                            blocking_world& world, std::vector<scheduler>& pinned) {
+  std::vector<issued_blocking_call> from_tasks;
+  for (std::size_t i = 0; i < p.workers; ++i) {
     const std::uint64_t task_id = world.next_id++;
     const std::uint64_t first = world.next_id;
-    world.next_id += calls;
+    world.next_id += p.calls;
     const std::uint64_t work = sim.pick(0, 3);
-    const std::size_t pool = per_worker ? i : 0;
-    from_tasks.push_back({task_id, pinned[i].spawn([w = &world, pool, task_id, first, calls, work] {
-                            return [](blocking_world* wd, std::size_t p, std::uint64_t tid, std::uint64_t base,
-                                      std::uint64_t n, std::uint64_t k) -> task<std::uint64_t> {
-                              wd->ledger.started(tid, platform::current_thread_id());
-                              scheduler mine = builtins::current().scheduler();
-                              for (std::uint64_t c = 0; c < n; ++c) {
-                                oracles::task_ledger::awaiting guard{&wd->ledger, base + c};
-                                auto h = blocking_call(wd, mine, p, base + c, k);
-                                auto result = co_await h;
-                                wd->ledger.resumed(tid, platform::current_thread_id());
-                                settle(*wd, base + c, result);
-                                guard.settled = true;
-                              }
-                              wd->ledger.finished(tid);
-                              co_return n;
-                            }(w, pool, task_id, first, calls, work);
+    from_tasks.push_back({task_id, pinned[i].spawn([w = &world, pool = p.pool_of(i), task_id, first,
+                                                    calls = p.calls, work] {
+                            return worker_blocking_calls(w, pool, task_id, first, calls, work);
                           })});
   }
+  return from_tasks;
+}
 
-  std::vector<std::vector<issued>> per_caller(callers);
-  std::vector<platform::thread> threads;
-  for (std::size_t c = 0; c < callers; ++c) {
-    threads.push_back(sim.start_thread([&, c] {
-      sim.name_thread("caller-" + std::to_string(c));
-      for (std::uint64_t k = 0; k < calls; ++k) {
-        const std::uint64_t id = world.next_id++;
-        // With per-worker pools the runtime's scheduler would pick the pool: name the worker.
-        const std::size_t target = sim.pick(0, workers - 1);
-        scheduler mine = per_worker ? pinned[target] : sched;
-        // Now and then a long callback, still running when a stop gets to the pools.
-        const std::uint64_t work = sim.chance(1, 4) ? long_work : sim.pick(0, 3);
-        auto handle = blocking_call(&world, mine, per_worker ? target : 0, id, work);
-        if (aborts && sim.chance(1, 3)) {
-          // An aborted job still queued leaves its pool unrun, with no trace the capacity oracle
-          // sees: its in-flight count ends here, as at a stop.
-          world.capacity.stopping();
-          handle.abort();
-          const auto result = handle.join();
-          if (oracles::task_ledger::kind_of(result).text == "cancelled") {
-            world.lifecycle.aborted_answered_cancelled(per_worker ? target : 0, id);
-          }
-          settle(world, id, result);
-          continue;
-        }
-        per_caller[c].push_back({id, std::move(handle)});
-        platform::yield_thread();
+// Step, on a caller thread: its `calls` calls, each on a pool of its choosing; with `aborts` some
+// are aborted and joined at once, the others kept in `kept` to be settled later.
+inline void make_caller_calls(context& sim, const blocking_saturation_params& p, blocking_world& world,
+                              const scheduler& sched, const std::vector<scheduler>& pinned,
+                              std::vector<issued_blocking_call>& kept) {
+  for (std::uint64_t k = 0; k < p.calls; ++k) {
+    const std::uint64_t id = world.next_id++;
+    // With per-worker pools the runtime's scheduler would pick the pool: name the worker.
+    const std::size_t target = sim.pick(0, p.workers - 1);
+    scheduler mine = p.per_worker ? pinned[target] : sched;
+    // Now and then a long callback, still running when a stop gets to the pools.
+    const std::uint64_t work = sim.chance(1, 4) ? long_work : sim.pick(0, 3);
+    auto handle = blocking_call(&world, mine, p.pool_of(target), id, work);
+    if (p.aborts && sim.chance(1, 3)) {
+      // An aborted job still queued leaves its pool unrun, with no trace the capacity oracle
+      // sees: its in-flight count ends here, as at a stop.
+      world.capacity.stopping();
+      handle.abort();
+      const auto result = handle.join();
+      if (oracles::task_ledger::kind_of(result).text == "cancelled") {
+        world.lifecycle.aborted_answered_cancelled(p.pool_of(target), id);
       }
-    }));
-  }
-  std::optional<platform::thread> stopper;
-  if (stop_after > 0) {
-    stopper.emplace(sim.start_thread([&] {
-      sim.name_thread("stopper");
-      while (world.calls_made < stop_after && !ops.stop_requested()) platform::yield_thread();
-      request_stop();
-    }));
-  }
-  for (auto& t : threads) t.join();
-  // Without a stop the calls all settle: wait for them before stopping, so `ok` is reachable.
-  if (stop_after == 0) {
-    for (auto& list : per_caller) {
-      for (auto& [id, h] : list) settle(world, id, h.join());
-      list.clear();
+      settle(world, id, result);
+      continue;
     }
+    kept.push_back({id, std::move(handle)});
+    platform::yield_thread();
   }
+}
+
+// Step: stop() from the main thread, then a few steps in which a callback it failed to wait for
+// would start or end.
+inline void stop_blocking_runtime(context& sim, blocking_world& world, std::optional<runtime>& rt,
+                                  std::optional<platform::thread>& stopper) {
   world.capacity.stopping();
   const stop_outcome out = std::move(*rt).stop();
   world.lifecycle.stop_returned();
-  // A callback stop() failed to wait for would start or end in these steps.
   for (std::size_t i = 0; i < settle_steps; ++i) platform::yield_thread();
   sim.disarm_stop_requests();
   if (stopper) stopper->join();
   if (out.is_error()) sim.fail("blocking_saturation: stop() from the main thread answered error");
+}
+
+// Step, after the stop: every caller's kept call is answered (an unfinished one is stranded),
+// and every worker's task settles.
+inline void settle_after_stop(blocking_world& world, std::vector<std::vector<issued_blocking_call>>& per_caller,
+                              std::vector<issued_blocking_call>& from_tasks) {
   for (auto& list : per_caller) {
     for (auto& [id, h] : list) {
       if (!h.is_finished()) {
@@ -215,6 +216,57 @@ inline void blocking_saturation(context& sim) {
     }
   }
   for (auto& [id, h] : from_tasks) world.ledger.settle(id, h);
+}
+
+inline void blocking_saturation(context& sim) {
+  const blocking_saturation_params p = read_blocking_saturation_params(sim);
+  blocking_world world(sim, p.pools(), p.max_threads, p.max_queued);
+  world.ledger.allow_panics(sim.opts().faults.rate_ppm[static_cast<std::size_t>(platform::fault::task_exception)] > 0);
+
+  std::optional<runtime> rt;
+  const auto builder = runtime::builder()
+                           .workers(p.workers)
+                           .blocking(p.per_worker ? blocking_policy::per_worker : blocking_policy::shared)
+                           .blocking_capacity(p.max_threads, p.max_queued);
+  if (!start_runtime(sim, builder, rt, "blocking_saturation")) return;
+  const runtime_operations ops = rt->operations();
+  // Every stop request tells the capacity oracle first: from then on queued jobs may go unrun.
+  const auto request_stop = [&world, ops] {
+    world.capacity.stopping();
+    ops.request_stop();
+  };
+  sim.arm_stop_requests(request_stop);
+  const scheduler sched = rt->scheduler();
+  std::vector<scheduler> pinned;
+  for (std::size_t i = 0; i < p.workers; ++i) pinned.push_back(rt->worker_scheduler(i));
+  std::vector<issued_blocking_call> from_tasks = spawn_worker_calls(sim, p, world, pinned);
+
+  std::vector<std::vector<issued_blocking_call>> per_caller(p.callers);
+  std::vector<platform::thread> threads;
+  for (std::size_t c = 0; c < p.callers; ++c) {
+    threads.push_back(sim.start_thread([&, c] {
+      sim.name_thread("caller-" + std::to_string(c));
+      make_caller_calls(sim, p, world, sched, pinned, per_caller[c]);
+    }));
+  }
+  std::optional<platform::thread> stopper;
+  if (p.stop_after > 0) {
+    stopper.emplace(sim.start_thread([&] {
+      sim.name_thread("stopper");
+      while (world.calls_made < p.stop_after && !ops.stop_requested()) platform::yield_thread();
+      request_stop();
+    }));
+  }
+  for (auto& t : threads) t.join();
+  // Without a stop the calls all settle: wait for them before stopping, so `ok` is reachable.
+  if (p.stop_after == 0) {
+    for (auto& list : per_caller) {
+      for (auto& [id, h] : list) settle(world, id, h.join());
+      list.clear();
+    }
+  }
+  stop_blocking_runtime(sim, world, rt, stopper);
+  settle_after_stop(world, per_caller, from_tasks);
   world.ledger.check();
   sim.note("blocking_saturation: " + std::to_string(world.calls_made) + " calls, ok=" +
            std::to_string(world.ledger.count("ok")) + " full=" + std::to_string(world.full) +

@@ -124,94 +124,144 @@ inline void spurious_wake(wake_box& box) {
   std::move(w).wake();
 }
 
-template <wake_storm_variant Variant>
-void wake_storm(context& sim) {
-  const auto tasks = static_cast<std::size_t>(sim.param("tasks", static_cast<std::int64_t>(sim.pick(4, 12))));
-  const auto wakers = static_cast<std::size_t>(sim.param("wakers", static_cast<std::int64_t>(sim.pick(1, 3))));
+// What one wake_storm run picks up front, in this order: a box per task, which tasks get a
+// duplicate wake, which are handed over and which of those gated.
+struct wake_storm_plan {
   std::vector<std::unique_ptr<wake_box>> boxes;
-  for (std::size_t i = 0; i < tasks; ++i) boxes.push_back(std::make_unique<wake_box>());
-  std::vector<bool> duplicate(tasks);
-  for (std::size_t i = 0; i < tasks; ++i) duplicate[i] = sim.chance(1, 3);
+  std::vector<bool> duplicate;
   // Handles first polled by the root with a throwaway waker, then moved to a joiner task; of
   // those, the ones whose waker waits for the joiner's first poll (the others may finish before
   // the root's poll, which then leaves the output in the handle it moves). Not in the lost_wake
   // variant, whose seeds stay those its tests expect.
-  std::vector<bool> hand_over(tasks);
-  std::vector<bool> gated(tasks);
-  if constexpr (Variant == wake_storm_variant::correct) {
-    for (std::size_t i = 0; i < tasks; ++i) hand_over[i] = sim.chance(1, 2);
-    for (std::size_t i = 0; i < tasks; ++i) gated[i] = hand_over[i] && sim.chance(1, 2);
-  }
+  std::vector<bool> hand_over;
+  std::vector<bool> gated;
   // Opened by a joiner just before it first polls its handle, and all at once when the root
   // ends: the waker of a handed-over task waits for it, so the task is unfinished at that poll.
   std::vector<std::unique_ptr<hand_over_gate>> gates;
-  for (std::size_t i = 0; i < tasks; ++i) gates.push_back(std::make_unique<hand_over_gate>());
+};
 
-  oracles::outcome_ledger outcomes(sim);
-  outcomes.allow_panics(sim.fault_enabled(platform::fault::task_exception));  // any await may throw
-  event_loop loop;
+template <wake_storm_variant Variant>
+wake_storm_plan plan_wake_storm(context& sim, std::size_t tasks) {
+  wake_storm_plan plan;
+  for (std::size_t i = 0; i < tasks; ++i) plan.boxes.push_back(std::make_unique<wake_box>());
+  plan.duplicate.resize(tasks);
+  for (std::size_t i = 0; i < tasks; ++i) plan.duplicate[i] = sim.chance(1, 3);
+  plan.hand_over.resize(tasks);
+  plan.gated.resize(tasks);
+  if constexpr (Variant == wake_storm_variant::correct) {
+    for (std::size_t i = 0; i < tasks; ++i) plan.hand_over[i] = sim.chance(1, 2);
+    for (std::size_t i = 0; i < tasks; ++i) plan.gated[i] = plan.hand_over[i] && sim.chance(1, 2);
+  }
+  for (std::size_t i = 0; i < tasks; ++i) plan.gates.push_back(std::make_unique<hand_over_gate>());
+  return plan;
+}
 
-  std::vector<platform::thread> threads;
-  join_on_exit joiner(threads);
-  for (std::size_t w = 0; w < wakers; ++w) {
-    threads.push_back(sim.start_thread([&, w] {
-      sim.name_thread("waker-" + std::to_string(w));
-      for (std::size_t j = w; j < tasks; j += wakers) {
-        platform::yield_thread();
-        if (gated[j]) gates[j]->wait();
-        set_and_wake(*boxes[j], duplicate[j]);
-        spurious_wake(*boxes[(j + 1) % tasks]);
-      }
-    }));
+// One run of wake_storm: its plan, the ledger, the loop and the steps.
+template <wake_storm_variant Variant>
+class wake_storm_run {
+ public:
+  // The plan is picked before the loop exists, as the seed's stream expects.
+  wake_storm_run(context& sim, std::size_t tasks)
+      : sim_(sim), tasks_(tasks), plan_(plan_wake_storm<Variant>(sim, tasks)), outcomes_(sim) {
+    outcomes_.allow_panics(sim.fault_enabled(platform::fault::task_exception));  // any await may throw
   }
 
-  const std::size_t completed = loop.block_on([&]() -> task<std::size_t> {
+  // Step: `wakers` threads, waker w setting the flags of tasks w, w + wakers, ... (each followed
+  // by a spurious wake of the next task).
+  void start_wakers(std::size_t wakers, std::vector<platform::thread>& threads) {
+    for (std::size_t w = 0; w < wakers; ++w) {
+      threads.push_back(sim_.start_thread([this, w, wakers] {
+        sim_.name_thread("waker-" + std::to_string(w));
+        for (std::size_t j = w; j < tasks_; j += wakers) {
+          platform::yield_thread();
+          if (plan_.gated[j]) plan_.gates[j]->wait();
+          set_and_wake(*plan_.boxes[j], plan_.duplicate[j]);
+          spurious_wake(*plan_.boxes[(j + 1) % tasks_]);
+        }
+      }));
+    }
+  }
+
+  // Step: the loop's thread spawns the tasks and joins them all; returns how many completed.
+  std::size_t join_all() { return loop_.block_on(spawn_and_join()); }
+
+  void check() { outcomes_.check(); }
+
+ private:
+  task<std::size_t> spawn_and_join() {
     struct open_on_end {
       std::vector<std::unique_ptr<hand_over_gate>>* gates;
       ~open_on_end() {
         for (auto& g : *gates) g->open();
       }
-    } opener{&gates};
+    } opener{&plan_.gates};
     std::vector<join_handle<std::size_t>> handles;
-    for (std::size_t j = 0; j < tasks; ++j) {
-      outcomes.admitted(j, "ok");
-      handles.push_back(loop.spawn([&boxes, j]() -> task<std::size_t> {
+    for (std::size_t j = 0; j < tasks_; ++j) {
+      outcomes_.admitted(j, "ok");
+      handles.push_back(loop_.spawn([&boxes = plan_.boxes, j]() -> task<std::size_t> {
         co_await flag_leaf<Variant>(*boxes[j]);
         co_return j;
       }));
     }
     std::size_t done = 0;
-    for (std::size_t j = 0; j < tasks; ++j) {
+    for (std::size_t j = 0; j < tasks_; ++j) {
       expected<std::size_t, join_error> result = unexpected(join_error(join_error::cancelled));
-      if (hand_over[j]) {
-        // A poll whose waker is then given up, as by a select that lost interest: the output
-        // (if ready) now sits in the handle, and the joiner's later poll must replace the waker.
-        (void)handles[j].poll_ready(waker{});
-        auto joiner = loop.spawn([h = std::move(handles[j]), gate = gates[j].get()]() mutable
-                                 -> task<expected<std::size_t, join_error>> {
-          gate->open();
-          co_return co_await settle_join(h);
-        });
-        oracles::check_moved_from(sim, handles[j], "the handle of task " + std::to_string(j));
-        auto handed = co_await settle_join(joiner);
-        result = handed ? std::move(*handed) : unexpected(handed.error());  // the joiner's own failure counts
+      if (plan_.hand_over[j]) {
+        result = co_await join_handed_over(j, handles[j]);
       } else {
         result = co_await settle_join(handles[j]);
       }
-      if (!result) {
-        outcomes.terminal(j, to_string(result.error().get_kind()));
-      } else if (*result != j) {
-        outcomes.terminal(j, "wrong value " + std::to_string(*result));
-      } else {
-        outcomes.terminal(j, "ok");
-        ++done;
-      }
+      if (record(j, result)) ++done;
     }
     co_return done;
-  }());
+  }
 
+  // A poll whose waker is then given up, as by a select that lost interest: the output (if ready)
+  // now sits in the handle, and the joiner's later poll must replace the waker. The handle then
+  // moves to a joiner task, whose answer (or own failure) is the result.
+  task<expected<std::size_t, join_error>> join_handed_over(std::size_t j, join_handle<std::size_t>& handle) {
+    (void)handle.poll_ready(waker{});
+    auto joiner = loop_.spawn([h = std::move(handle), gate = plan_.gates[j].get()]() mutable
+                              -> task<expected<std::size_t, join_error>> {
+      gate->open();
+      co_return co_await settle_join(h);
+    });
+    oracles::check_moved_from(sim_, handle, "the handle of task " + std::to_string(j));
+    auto handed = co_await settle_join(joiner);
+    co_return handed ? std::move(*handed) : unexpected(handed.error());  // the joiner's own failure counts
+  }
+
+  // Records task j's terminal outcome; true when it completed with its own value.
+  bool record(std::size_t j, const expected<std::size_t, join_error>& result) {
+    if (!result) {
+      outcomes_.terminal(j, to_string(result.error().get_kind()));
+    } else if (result.value() != j) {
+      outcomes_.terminal(j, "wrong value " + std::to_string(result.value()));
+    } else {
+      outcomes_.terminal(j, "ok");
+      return true;
+    }
+    return false;
+  }
+
+  context& sim_;
+  std::size_t tasks_;
+  wake_storm_plan plan_;
+  oracles::outcome_ledger outcomes_;
+  event_loop loop_;
+};
+
+template <wake_storm_variant Variant>
+void wake_storm(context& sim) {
+  const auto tasks = static_cast<std::size_t>(sim.param("tasks", static_cast<std::int64_t>(sim.pick(4, 12))));
+  const auto wakers = static_cast<std::size_t>(sim.param("wakers", static_cast<std::int64_t>(sim.pick(1, 3))));
+  wake_storm_run<Variant> run(sim, tasks);
+  std::vector<platform::thread> threads;
+  join_on_exit joiner(threads);
+  run.start_wakers(wakers, threads);
+  const std::size_t completed = run.join_all();
   for (auto& t : threads) t.join();
-  outcomes.check();
+  run.check();
   sim.note("wake_storm: " + std::to_string(completed) + "/" + std::to_string(tasks) + " tasks completed");
 }
 

@@ -199,10 +199,10 @@ WEFT_SIM_SCENARIO(memory_io_traffic) (weft::sim::context& sim) {
   weft::sim::io_test::file_round_trip(sim);
 }
 
-// A user scenario that never sleeps: spawn_worker producers push macrotasks into the main loop,
+// A user scenario that never sleeps: loop-thread producers push macrotasks into the main loop,
 // retrying on `full` by yielding the thread, never by a timed wait. Some thread is always ready
 // until the run ends, so virtual time never moves. It handles no injected fault: it runs without.
-WEFT_SIM_SCENARIO_KNOBS(memory_no_virtual_time, {{"producers", 1, producers_max, "spawn_worker producers"},
+WEFT_SIM_SCENARIO_KNOBS(memory_no_virtual_time, {{"producers", 1, producers_max, "loop-thread producers"},
                                                   {"items", 1, items_max, "macrotasks each producer sends"}});
 WEFT_SIM_SCENARIO(memory_no_virtual_time) (weft::sim::context& sim) {
   const std::int64_t producers = sim.param("producers", static_cast<std::int64_t>(sim.pick(1, producers_max)));
@@ -212,7 +212,7 @@ WEFT_SIM_SCENARIO(memory_no_virtual_time) (weft::sim::context& sim) {
   weft::event_loop loop(opts);
   std::int64_t received = 0;  // the main loop's thread only
   for (std::int64_t p = 0; p < producers; ++p) {
-    loop.spawn_worker([target = loop.handle(), &received, items](weft::event_loop&) {
+    loop.spawn_loop_thread([target = loop.handle(), &received, items](weft::event_loop&) {
       for (std::int64_t i = 0; i < items; ++i) {
         while (!target.queue_macrotask([&received] { ++received; })) weft::platform::yield_thread();
       }

@@ -50,7 +50,7 @@ json chrome_of(const weft::sim::run_result& r) {
 
 // The scenarios and seeds the structural checks run over: remote spawns, shutdown cancellation,
 // cross-worker wakes (flow arrows), local wakes with duplicate and spurious wakes, timers.
-// (shutdown_race seed 6 has a coalesced wake; a yield never coalesces, see task_cell.cpp. Seeds
+// (shutdown_race seed 6 has a coalesced wake; a yield never coalesces, see task_harness.hpp. Seeds
 // name interleavings: a change to the runtime's scheduling points moves such events to other
 // seeds.)
 const std::vector<std::pair<const char*, std::uint64_t>> cases = {

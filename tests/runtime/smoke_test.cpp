@@ -75,10 +75,10 @@ TEST(smoke, remote_macrotasks_and_close) {
   EXPECT_EQ(r.error(), weft::queue_error::closed);
 }
 
-TEST(smoke, spawn_worker) {
+TEST(smoke, spawn_loop_thread) {
   weft::event_loop loop;
   std::atomic<int> x{0};
-  loop.spawn_worker([&](weft::event_loop& child) { child.queue_macrotask([&] { x = 5; }); });
+  loop.spawn_loop_thread([&](weft::event_loop& child) { child.queue_macrotask([&] { x = 5; }); });
   loop.run();
   EXPECT_EQ(x.load(), 5);
 }

@@ -1,6 +1,6 @@
 // tools/demo/loop_demo.cpp — weft-demo: one event loop doing real work for several threads.
 //
-// A small pipeline. Producer threads (spawn_worker children, each with its own loop) send work
+// A small pipeline. Producer threads (loop threads from spawn_loop_thread, each with its own loop) send work
 // items to the main loop as macrotasks through its thread_handle, in bursts, backing off when the
 // bounded inbox answers `full`. For every item the main loop spawns a task that processes it
 // under a timeout: most items take a few milliseconds, every tenth is too slow and times out,
@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
 
   p.progress = loop.set_interval(100ms, [&p] { p.report("progress"); });
   for (int id = 0; id < producers; ++id) {
-    loop.spawn_worker([target = loop.handle(), pp = &p, id, items](weft::event_loop& own) {
+    loop.spawn_loop_thread([target = loop.handle(), pp = &p, id, items](weft::event_loop& own) {
       own.spawn(produce(target, pp, id, items)).detach();
     });
   }

@@ -18,7 +18,7 @@
 // inside the loop throws usage_error (inside a task, that task then completes as panicked).
 //
 // run() returns when nothing is ready or queued, no timer is armed, no I/O operation is in flight
-// and no spawn_worker child is alive; it then *closes* the remote inbox with a commit under the inbox lock (see
+// and no loop thread (spawn_loop_thread) is alive; it then *closes* the remote inbox with a commit under the inbox lock (see
 // remote_inbox.hpp), so a remote macrotask is either accepted and run before run() returns, or
 // refused with `closed`. The next driving call reopens it. Suspended tasks that wait on something
 // other than a timer or a child (e.g. a waker held by another thread) do not keep run() going;
@@ -26,7 +26,7 @@
 //
 // Destroying the loop cancels every unfinished task on this thread (frames destroyed here,
 // joiners woken with `cancelled`), cancels and reaps every I/O operation still in flight, destroys queued work unrun (reported to telemetry with its
-// count), refuses later submissions with `closed`, and joins its spawn_worker threads.
+// count), refuses later submissions with `closed`, and joins its loop threads.
 #pragma once
 
 #include <weft/compiler_support.hpp>
@@ -54,7 +54,7 @@
 
 namespace weft {
 
-class worker_handle;
+class loop_thread_handle;
 
 // Identifies a set_timeout / set_interval timer of one loop.
 struct timer_id {
@@ -99,7 +99,7 @@ task_cell<spawn_value_t<W>>* make_task_cell(loop_shared* owner, std::uint32_t id
   cell->mark_spawned();
   return cell;
 }
-struct child_worker;
+struct loop_thread_record;
 }  // namespace detail
 
 class event_loop {
@@ -169,11 +169,15 @@ class event_loop {
   // A sendable handle for macrotasks from other threads.
   thread_handle handle() const noexcept { return thread_handle(shared_); }
 
-  // Starts a new platform thread with its own event_loop, runs fn there (as its first macrotask;
-  // fn may take `event_loop&`), then that loop's run(). This loop's run() keeps going until the
-  // child finished and was joined. Throws std::system_error if the thread cannot be started.
+  // Starts a loop thread: a new platform thread with its own event_loop, runs fn there (as its
+  // first macrotask; fn may take `event_loop&`), then that loop's run(). This loop's run() keeps
+  // going until the child finished and was joined. Throws std::system_error if the thread cannot
+  // be started.
   template <class F>
-  worker_handle spawn_worker(F&& fn);
+  loop_thread_handle spawn_loop_thread(F&& fn);
+  // The former name, kept for one release: "worker" is the word for the runtime's pinned workers.
+  template <class F>
+  [[deprecated("use spawn_loop_thread")]] loop_thread_handle spawn_worker(F&& fn);
 
   // ---- timers (owner thread; callbacks run as macrotasks) -----------------------------------
   template <class F>
@@ -232,7 +236,8 @@ class event_loop {
 
   // ---- observation ---------------------------------------------------------------------------
   std::size_t live_tasks() const noexcept { return live_tasks_; }
-  std::size_t live_workers() const noexcept { return live_children_; }
+  std::size_t live_loop_threads() const noexcept { return live_children_; }
+  [[deprecated("use live_loop_threads")]] std::size_t live_workers() const noexcept { return live_children_; }
   // Timers that are armed: not yet expired, not cancelled. They keep run() going.
   std::size_t armed_timers() const noexcept { return timers_.armed(); }
   // Entries the timer heap holds. A cancelled timer leaves the heap at once, so this equals
@@ -269,8 +274,8 @@ class event_loop {
     event_loop* previous_;
   };
   friend class detail::task_header;
-  friend struct detail::child_worker;
-  friend class worker_handle;
+  friend struct detail::loop_thread_record;
+  friend class loop_thread_handle;
 
   // A set_timeout / set_interval timer: the id map holds the arming reference.
   class user_timer : public detail::timer_node {
@@ -318,8 +323,8 @@ class event_loop {
   bool io_completed() const noexcept;
   void wait_for_events();
   void run_guarded(detail::runnable* r) noexcept;
-  void child_exited(detail::child_worker* child);
-  worker_handle start_child(detail::runnable* entry);
+  void child_exited(detail::loop_thread_record* child);
+  loop_thread_handle start_child(detail::runnable* entry);
 
   detail::loop_shared* shared_;
   detail::runnable_queue microtasks_;  // unbounded: local production is the owner's own work
@@ -330,7 +335,7 @@ class event_loop {
   std::uint32_t next_task_id_ = 1;
   std::unordered_map<std::uint64_t, user_timer*> user_timers_;  // looked up by id, never iterated
   std::uint64_t next_timer_id_ = 1;
-  std::vector<std::shared_ptr<detail::child_worker>> children_;  // live children, in start order
+  std::vector<std::shared_ptr<detail::loop_thread_record>> children_;  // live children, in start order
   std::size_t live_children_ = 0;
   std::ptrdiff_t keepalive_ = 0;
   bool driving_ = false;
@@ -339,25 +344,28 @@ class event_loop {
   bool inbox_closed_by_run_ = false;
 };
 
-// What spawn_worker returns: the child's thread_handle, and whether it has finished.
-class worker_handle {
+// What spawn_loop_thread returns: the child's thread_handle, and whether it has finished.
+class loop_thread_handle {
  public:
-  worker_handle() = default;
+  loop_thread_handle() = default;
   const thread_handle& handle() const noexcept { return handle_; }
   bool is_finished() const noexcept;
 
  private:
   friend class event_loop;
-  explicit worker_handle(std::shared_ptr<detail::child_worker> child, thread_handle h)
+  explicit loop_thread_handle(std::shared_ptr<detail::loop_thread_record> child, thread_handle h)
       : child_(std::move(child)), handle_(std::move(h)) {}
-  std::shared_ptr<detail::child_worker> child_;
+  std::shared_ptr<detail::loop_thread_record> child_;
   thread_handle handle_;
 };
 
+// The former name of loop_thread_handle, kept for one release.
+using worker_handle [[deprecated("use loop_thread_handle")]] = loop_thread_handle;
+
 namespace detail {
 
-// The record of one spawn_worker thread, shared by parent and child.
-struct child_worker {
+// The record of one loop thread, shared by parent and child.
+struct loop_thread_record {
   platform::thread thread;
   sync::mutex lock;
   sync::condvar ready_cv;
@@ -368,7 +376,7 @@ struct child_worker {
 
 // Calls fn with the loop if it takes one.
 template <class F>
-void invoke_worker_entry(F& fn, event_loop& loop) {
+void invoke_loop_thread_entry(F& fn, event_loop& loop) {
   if constexpr (std::is_invocable_v<F&, event_loop&>) {
     fn(loop);
   } else {
@@ -379,13 +387,18 @@ void invoke_worker_entry(F& fn, event_loop& loop) {
 }  // namespace detail
 
 template <class F>
-worker_handle event_loop::spawn_worker(F&& fn) {
-  check_owner("spawn_worker");
-  if (shutting_down_) throw usage_error("spawn_worker on a loop that is being destroyed");
+loop_thread_handle event_loop::spawn_loop_thread(F&& fn) {
+  check_owner("spawn_loop_thread");
+  if (shutting_down_) throw usage_error("spawn_loop_thread on a loop that is being destroyed");
   detail::runnable* entry = make_callback([f = std::decay_t<F>(std::forward<F>(fn))]() mutable {
-    detail::invoke_worker_entry(f, *event_loop::current());
+    detail::invoke_loop_thread_entry(f, *event_loop::current());
   });
   return start_child(entry);
+}
+
+template <class F>
+loop_thread_handle event_loop::spawn_worker(F&& fn) {
+  return spawn_loop_thread(std::forward<F>(fn));
 }
 
 namespace detail {

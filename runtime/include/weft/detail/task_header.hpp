@@ -39,6 +39,10 @@
 namespace weft::detail {
 
 class loop_shared;
+// task_harness.hpp defines these; only task_cell.cpp needs them whole.
+template <class Cell>
+struct task_harness;
+enum class poll_step;
 
 // The leaf a suspended task waits on, type-erased: poll(leaf, waker) returns true when ready.
 struct leaf_poller {
@@ -164,18 +168,20 @@ class task_header : public runnable {
   const void* shared_storage() const noexcept { return shared_; }
 
  private:
-  enum class poll_result {
-    completed,  // the task finished (or its factory failed)
-    idle,       // waiting on a leaf until a wake
-    requeue,    // woken during the poll: queue it again, with the poll's queue reference
-  };
-  poll_result poll_once() noexcept;
+  // The state machine of wake, poll and completion (task_harness.hpp) calls the hooks below.
+  friend struct task_harness<task_header>;
+  bool polled_here() const noexcept;
+  void note_self_wake() noexcept { self_woken_ = true; }
+  void submit() noexcept;
+  poll_step poll_frame() noexcept;
+  void cancel_frame() noexcept {
+    destroy_root();
+    store_error(join_error(join_error::cancelled));
+  }
+  void leave_owner_list() noexcept;
+  void drop_unread_output() noexcept;
+  void count_finished() noexcept;
   void complete(bool from_idle) noexcept;
-  // One wake (schedule_poll / schedule_poll_by_value without their duplicate-wake fault point).
-  // `waker_reference_given`: the caller's waker reference goes with a queued poll. Returns true
-  // when a poll was queued; the cell must not be touched afterwards unless the caller still holds
-  // a reference of its own.
-  bool wake_once(bool waker_reference_given) noexcept;
 
   // What a suspended task waits on: the leaf to poll, and the coroutine to resume when it is
   // ready (null: the root). Lives in shared_ until the output is stored.

@@ -1,7 +1,7 @@
-// worker_thread.cpp — spawn_worker: a child thread with its own loop, observed by the parent.
+// loop_thread.cpp — spawn_loop_thread: a child thread with its own loop, observed by the parent.
 //
 // Start-up handshake: the parent waits (briefly) until the child has built its loop and
-// published its thread_handle, so the handle returned by spawn_worker is usable at once. Exit:
+// published its thread_handle, so the handle returned by spawn_loop_thread is usable at once. Exit:
 // the child's loop finishes run() and is destroyed, then the child sends an *internal* notice to
 // the parent (internal: a capacity bound must never lose it); the parent's macrotask joins the
 // thread and lets the parent's run() finish.
@@ -11,13 +11,13 @@
 
 namespace weft {
 
-bool worker_handle::is_finished() const noexcept {
+bool loop_thread_handle::is_finished() const noexcept {
   // acquire: pairs with the release store at the end of the child thread.
   return child_ && child_->finished.load(std::memory_order_acquire);
 }
 
-worker_handle event_loop::start_child(detail::runnable* entry) {
-  auto child = std::make_shared<detail::child_worker>();
+loop_thread_handle event_loop::start_child(detail::runnable* entry) {
+  auto child = std::make_shared<detail::loop_thread_record>();
   thread_handle parent = handle();
   std::shared_ptr<telemetry_sink> sink = shared_->telemetry_ptr();
   try {
@@ -35,9 +35,9 @@ worker_handle event_loop::start_child(detail::runnable* entry) {
         loop.macrotasks_.push_back(entry);
         loop.run();
       }
-      // release: pairs with the acquire in worker_handle::is_finished().
+      // release: pairs with the acquire in loop_thread_handle::is_finished().
       child->finished.store(true, std::memory_order_release);
-      detail::child_worker* raw = child.get();
+      detail::loop_thread_record* raw = child.get();
       parent.shared()->submit_internal(new detail::callback_runnable<std::function<void()>>(
           std::function<void()>([raw] { event_loop::current()->child_exited(raw); })));
     });
@@ -51,10 +51,10 @@ worker_handle event_loop::start_child(detail::runnable* entry) {
   }
   children_.push_back(child);
   ++live_children_;
-  return worker_handle(child, child->child_handle);
+  return loop_thread_handle(child, child->child_handle);
 }
 
-void event_loop::child_exited(detail::child_worker* child) {
+void event_loop::child_exited(detail::loop_thread_record* child) {
   for (auto it = children_.begin(); it != children_.end(); ++it) {
     if (it->get() != child) continue;
     if ((*it)->thread.joinable()) (*it)->thread.join();

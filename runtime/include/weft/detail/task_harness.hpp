@@ -1,0 +1,158 @@
+// weft/detail/task_harness.hpp — the steps that move a task cell through its state word: wake,
+// wake by value, abort, poll and completion, and who holds which reference after each.
+//
+// task_header (task_cell.cpp) runs every task through task_harness<task_header>; the Relacy model
+// of the task state (models/src/task_state_model.cpp) drives task_harness<model_cell> over a cell
+// of its own, so the model checks this code, not a copy of it. A cell supplies what is not the
+// state machine (task_header declares the harness a friend):
+//
+//   state, join_waker_slot   the state word (task_state.hpp) and the join-waker slot
+//                            (join_handoff.hpp)
+//   polled_here()            any thread: true inside this task's own poll, on its owner thread
+//   note_self_wake()         owner thread, inside the poll: the task woke itself (a yield)
+//   submit()                 any thread: queue a poll on the owner loop; the queue entry takes a
+//                            reference the caller has already accounted for
+//   poll_frame()             owner thread: poll the awaited leaf and resume the coroutine if it
+//                            is ready; a finished task has its output stored and its frame gone
+//   cancel_frame()           owner thread: destroy the frame and store `cancelled`
+//   leave_owner_list()       owner thread, completing: unlink from the owned-task list
+//   drop_unread_output()     owner thread, completing: destroy an output no handle will read
+//   count_finished()         owner thread, once `complete` is published
+//   release()                any thread: drop one reference (the last one frees the cell)
+//
+// References (task_state.hpp counts them): a wake that queues a poll adds the queue entry's (by
+// value, the waker's own goes with the entry instead); a poll consumes its entry's, handing it to
+// the re-queue, dropping it in the idle transition, or releasing it after completion;
+// completion releases the owned-task list's.
+#pragma once
+
+#include <weft/detail/join_handoff.hpp>
+#include <weft/detail/task_state.hpp>
+#include <weft/platform/fault.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/platform/trace.hpp>
+
+namespace weft::detail {
+
+// What the coroutine did in one poll_frame().
+enum class poll_step {
+  finished,  // done (or its factory failed): the output is stored, the frame destroyed
+  waiting,   // suspended on a leaf until a wake
+  yielded,   // suspended on a leaf after waking itself during the poll: poll it again
+};
+
+template <class Cell>
+struct task_harness {
+  // Any thread: ask for a poll (a wake through a waker that keeps its reference).
+  static void schedule_poll(Cell& cell) noexcept {
+    (void)wake_once(cell, /*waker_reference_given=*/false);
+    if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll(cell);  // the same wake arrives twice
+  }
+
+  // Any thread: schedule_poll() by an owning waker that is used up by it (waker::wake() &&): the
+  // waker's reference goes with the wake (task_state::transition_to_scheduled_by_value).
+  static void schedule_poll_by_value(Cell& cell) noexcept {
+    // The duplicate comes first here: after the wake below this waker may hold no reference.
+    if (WEFT_FAULT_POINT(duplicate_wake)) schedule_poll(cell);  // the same wake arrives twice
+    if (!wake_once(cell, /*waker_reference_given=*/true)) {
+      cell.release();  // no queue entry took the waker's reference: drop it (maybe the last)
+    }
+  }
+
+  // Any thread: ask for cancellation; the poll it queues completes the task as cancelled.
+  static void request_cancel(Cell& cell) noexcept {
+    WEFT_TRACE_TASK(cancel_requested, &cell);
+    if (cell.state.transition_to_cancel_requested() == task_state::wake_action::submit) {
+      cell.submit();
+    }
+  }
+
+  // Owner thread: one poll, consuming the queue entry's reference.
+  static void run(Cell& cell) noexcept {
+    WEFT_TRACE_TASK(poll_begin, &cell);
+    poll_result result = poll_result::completed;
+    switch (cell.state.transition_to_running()) {
+      case task_state::poll_action::poll:
+        result = poll(cell);
+        break;
+      case task_state::poll_action::cancel:
+        cell.cancel_frame();
+        complete(cell, false);
+        break;
+    }
+    WEFT_TRACE_TASK(poll_end, &cell);
+    if (result != poll_result::completed && WEFT_FAULT_POINT(spurious_wake)) schedule_poll(cell);  // nothing asked for it
+    switch (result) {
+      case poll_result::requeue:
+        cell.submit();  // the queue entry's reference goes with the new entry
+        return;
+      case poll_result::idle:
+        return;  // transition_to_idle dropped the queue entry's reference
+      case poll_result::completed:
+        cell.release();  // the queue entry's reference
+        return;
+    }
+  }
+
+  // Owner thread, with the frame gone and the output stored: publish `complete`, then release the
+  // owned-task list's reference. `from_idle`: a task torn down between polls (loop shutdown, or
+  // a cell that was never adopted).
+  static void complete(Cell& cell, bool from_idle) noexcept {
+    WEFT_TRACE_TASK(completed, &cell);
+    // Unlink from the owner's task list first (the list's reference is released last, below).
+    cell.leave_owner_list();
+    // Publish `complete`; destroy the output if the handle is gone, else wake the joiner
+    // (join_handoff.hpp).
+    join_handoff::complete(cell.state, cell.join_waker_slot, from_idle, [&cell]() noexcept {
+      cell.drop_unread_output();
+    });
+    // After `complete` is published: a drain that sees the count reach zero must find every
+    // handle finished. (The cell is still alive: the list's reference is released below.)
+    cell.count_finished();
+    cell.release();  // the owned-task list's reference
+  }
+
+ private:
+  enum class poll_result {
+    completed,  // the task finished (or its factory failed)
+    idle,       // waiting on a leaf until a wake
+    requeue,    // woken during the poll: queue it again, with the poll's queue reference
+  };
+
+  static poll_result poll(Cell& cell) noexcept {
+    const poll_step step = cell.poll_frame();
+    if (step == poll_step::finished) {
+      complete(cell, false);
+      return poll_result::completed;
+    }
+    const bool self_woken = step == poll_step::yielded;
+    return cell.state.transition_to_idle(self_woken) == task_state::idle_action::reschedule ? poll_result::requeue
+                                                                                            : poll_result::idle;
+  }
+
+  // One wake (schedule_poll / schedule_poll_by_value without their duplicate-wake fault point).
+  // `waker_reference_given`: the caller's waker reference goes with a queued poll. Returns true
+  // when a poll was queued; the cell must not be touched afterwards unless the caller still holds
+  // a reference of its own.
+  static bool wake_once(Cell& cell, bool waker_reference_given) noexcept {
+    if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
+    if (cell.polled_here()) {
+      // Woken from inside its own poll, on its own thread (a yield): the poll's end re-queues it
+      // (task_state::transition_to_idle(self_woken)); no atomic transition needed here.
+      cell.note_self_wake();
+      WEFT_TRACE_TASK(woken, &cell);
+      return false;
+    }
+    const task_state::wake_action action = waker_reference_given ? cell.state.transition_to_scheduled_by_value()
+                                                                 : cell.state.transition_to_scheduled();
+    if (action == task_state::wake_action::submit) {
+      WEFT_TRACE_TASK(woken, &cell);  // before the hand-off: the owner may poll (and free) it at once
+      cell.submit();  // the entry's reference: added by the transition, or the waker's
+      return true;
+    }
+    WEFT_TRACE_TASK(wake_coalesced, &cell);
+    return false;
+  }
+};
+
+}  // namespace weft::detail
