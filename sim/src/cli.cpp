@@ -32,6 +32,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <weft/sim/confidence.hpp>
 #include <weft/sim/options.hpp>
 #include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
@@ -261,6 +262,11 @@ struct output_file {
   }
 };
 
+// PCT's detection bound for runs of these options with at most `threads` threads and `steps` steps.
+pct_bound pct_bound_of(const options& o, std::uint64_t threads, std::uint64_t steps) {
+  return pct_detection_bound(o.pct_depth, threads, o.pct_steps, steps);
+}
+
 std::string replay_command(const std::string& program, const std::string& scenario, std::uint64_t seed,
                            const options& o) {
   return cat(program, " replay --scenario ", scenario, " --seed ", std::to_string(seed), " ", replay_arguments(o));
@@ -415,6 +421,7 @@ int cmd_run(const std::string& program, const run_flags& f) {
               static_cast<unsigned long long>(r.faults),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(r.virtual_elapsed).count()));
   std::printf("trace-hash: %s\n", hex16(r.trace_hash).c_str());
+  if (o.strategy == strategy_kind::pct) std::printf("%s\n", pct_bound_of(o, r.fibers, r.steps).describe(1).c_str());
   std::printf("replay: %s\n", replay_command(program, c.scenario, seed, o).c_str());
   const bool pass = r.passed && divergence.empty();
   std::printf("outcome: %s\n", pass ? "pass" : "fail");
@@ -495,6 +502,9 @@ class campaign {
   const std::vector<failure>& failures() const { return failures_; }
   std::uint64_t finished() const { return finished_.load(std::memory_order_relaxed); }
   std::uint64_t steps() const { return total_steps_.load(std::memory_order_relaxed); }
+  // The longest run and the most threads of any run (PCT's k and n as measured).
+  std::uint64_t most_steps() const { return most_steps_.load(std::memory_order_relaxed); }
+  std::uint64_t most_threads() const { return most_threads_.load(std::memory_order_relaxed); }
   const std::string& worker_error() const { return worker_error_; }
 
  private:
@@ -525,6 +535,8 @@ class campaign {
       r = weft::sim::run(scenario_, seed, options_);
     }
     total_steps_.fetch_add(r.steps, std::memory_order_relaxed);
+    raise_to(most_steps_, r.steps);
+    raise_to(most_threads_, r.fibers);
     if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
     if (why.empty()) return;
     std::lock_guard<std::mutex> hold(lock_);
@@ -559,7 +571,15 @@ class campaign {
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::uint64_t> finished_{0};
   std::atomic<std::uint64_t> total_steps_{0};
+  std::atomic<std::uint64_t> most_steps_{0};
+  std::atomic<std::uint64_t> most_threads_{0};
   std::atomic<bool> stop_{false};
+
+  static void raise_to(std::atomic<std::uint64_t>& most, std::uint64_t value) {
+    std::uint64_t seen = most.load(std::memory_order_relaxed);
+    while (seen < value && !most.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+    }
+  }
 };
 
 int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
@@ -606,6 +626,9 @@ int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
               seconds, jobs);
   std::printf("fuzz: %llu seeds, %zu failures, %.0f seeds/s\n", static_cast<unsigned long long>(ran),
               c.failures().size(), seconds > 0 ? static_cast<double>(ran) / seconds : 0.0);
+  if (o.strategy == strategy_kind::pct) {
+    std::printf("%s\n", pct_bound_of(o, c.most_threads(), c.most_steps()).describe(ran).c_str());
+  }
   if (f.shrink && !c.failures().empty()) {
     const std::uint64_t first = c.failures().front().seed;
     std::printf("fuzz: shrinking the first failure (seed %llu)\n", static_cast<unsigned long long>(first));
