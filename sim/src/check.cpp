@@ -13,6 +13,7 @@
 #include <string_view>
 #include <system_error>
 
+#include <weft/sim/confidence.hpp>
 #include <weft/sim/run.hpp>
 #include <weft/sim/trace.hpp>
 
@@ -128,7 +129,7 @@ std::string rerun_command(const check_options& o) {
 }  // namespace
 
 std::string check_result::message() const {
-  if (passed) return "passed " + std::to_string(seeds_run) + " seeds";
+  if (passed) return "passed " + std::to_string(seeds_run) + " seeds" + (pct_bound.empty() ? "" : "\n" + pct_bound);
   std::string m = "failed at seed " + std::to_string(failing_seed) + " (after " + std::to_string(seeds_run) +
                   " seeds):\n";
   for (const std::string& f : failures) m += "  " + f + "\n";
@@ -155,15 +156,22 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
   validate(s, p.sim);  // before the first run, so a bad option is not a failing seed
 
   check_result r;
+  std::uint64_t most_threads = 0;
+  std::uint64_t most_steps = 0;
   for (std::uint64_t i = 0; i < p.seeds; ++i) {
     const std::uint64_t seed = p.start + i;
     const run_result result = run(s, seed, p.sim);
     ++r.seeds_run;
+    most_threads = std::max(most_threads, result.fibers);
+    most_steps = std::max(most_steps, result.steps);
     if (result.passed) continue;
     r.passed = false;
     r.failing_seed = seed;
     r.failures = result.failures;
     break;
+  }
+  if (p.sim.strategy == strategy_kind::pct) {
+    r.pct_bound = pct_detection_bound(p.sim.pct_depth, most_threads, p.sim.pct_steps, most_steps).describe(r.seeds_run);
   }
   if (r.passed) return r;
 

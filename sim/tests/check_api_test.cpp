@@ -58,6 +58,7 @@ TEST(check_api, a_sound_body_passes_every_seed) {
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.seeds_run, 40u);
   EXPECT_EQ(r.message(), "passed 40 seeds");
+  EXPECT_TRUE(r.pct_bound.empty()) << "the bound is PCT's alone";
 }
 
 TEST(check_api, a_failing_seed_is_traced_and_rerun_alone_by_its_reproduction) {
@@ -99,6 +100,10 @@ TEST(check_api, the_environment_overrides_seeds_and_strategy) {
   const check_result r = check({.seeds = 1000}, sound);
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.seeds_run, 7u);
+  // PCT: the pass reports what the seeds rule out.
+  EXPECT_EQ(r.pct_bound.rfind("pct-bound: d=3 ", 0), 0u) << r.pct_bound;
+  EXPECT_NE(r.pct_bound.find("7 seeds miss it"), std::string::npos) << r.pct_bound;
+  EXPECT_EQ(r.message(), "passed 7 seeds\n" + r.pct_bound);
 }
 
 TEST(check_api, bad_environment_values_and_options_are_refused_before_any_run) {

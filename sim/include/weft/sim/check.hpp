@@ -58,8 +58,11 @@ struct check_result {
   std::string trace_error;             // why it was not written
   std::vector<std::string> shrunk;     // the shrinker's reductions ("tasks 9 -> 4"), if any
   std::string minimal_replay;          // the shrunk case as weft-sim replay arguments
+  std::string pct_bound;               // with the pct strategy: the detection bound of the seeds
+                                       // run (weft/sim/confidence.hpp); empty otherwise
 
-  // Everything above as a readable report: the failures, then the reproduction line.
+  // Everything above as a readable report: the failures, then the reproduction line (a pass:
+  // the seeds run, and the PCT bound when there is one).
   std::string message() const;
 };
 
