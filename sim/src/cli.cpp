@@ -38,6 +38,7 @@
 #include <weft/sim/scenario.hpp>
 
 #include "seed_range.hpp"
+#include "campaign_report.hpp"
 #include "shrink.hpp"
 
 namespace weft::sim {
@@ -437,6 +438,7 @@ struct fuzz_flags {
   text_flag shard;
   text_flag max_failures;
   bool shrink = false;
+  bool json = false;  // JSON lines on stdout (campaign_report.hpp) instead of the text report
   limit_flags limits;
 };
 
@@ -582,40 +584,22 @@ class campaign {
   }
 };
 
-int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
-  options o;
-  const scenario* s = prepare(f.common, o);
-  if (s == nullptr) return exit_usage;
-  const seed_range range = to_seed_range(f);
-  const unsigned jobs = f.jobs.given() ? parse_integer("--jobs", f.jobs.text, 1u, max_jobs) : 1u;
-  const std::uint64_t max_failures =
-      f.max_failures.given() ? parse_integer("--max-failures", f.max_failures.text, std::uint64_t{0}, u64_max) : 100;
-  const shrink_limits limits = to_limits(f.limits);
-  if (f.shrink && f.common.check_determinism) {
-    throw invalid_options("--shrink", "cannot be combined with --check-determinism (a divergence has no smaller case)");
-  }
+void print_fuzz_header(const fuzz_flags& f, const seed_range& range, unsigned jobs, const options& o) {
   std::printf("weft-sim fuzz: scenario=%s seeds=%llu..%llu shard=%llu/%llu jobs=%u %s%s\n", f.common.scenario.c_str(),
               static_cast<unsigned long long>(range.first()), static_cast<unsigned long long>(range.last()),
               static_cast<unsigned long long>(range.shard()), static_cast<unsigned long long>(range.shards()), jobs,
               describe(o).c_str(),
               f.common.check_determinism ? " check-determinism=on" : "");
-  std::fflush(stdout);
+}
 
-  campaign c(*s, o, range, f.common.check_determinism, max_failures);
-  const auto began = std::chrono::steady_clock::now();  // seam-ok: throughput only, host code; never enters a run
-  c.run(jobs);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();  // seam-ok: simulator host code, outside any simulated run
-
+// The text report of a finished campaign.
+int report_fuzz(const std::string& program, const fuzz_flags& f, const scenario& sc, const options& o,
+                const campaign& c, std::uint64_t ran, double seconds, unsigned jobs, const shrink_limits& limits) {
+  const scenario* s = &sc;
+  const seed_range range = to_seed_range(f);
   for (const auto& fl : c.failures()) {
     std::printf("fail: seed=%llu: %s\n", static_cast<unsigned long long>(fl.seed), fl.why.c_str());
     std::printf("  replay: %s\n", replay_command(program, f.common.scenario, fl.seed, o).c_str());
-  }
-  const std::uint64_t ran = c.finished();
-  if (!c.worker_error().empty()) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "weft-sim: fuzz stopped after %llu seeds: %s\n", static_cast<unsigned long long>(ran),
-                 c.worker_error().c_str());
-    return exit_io;
   }
   if (ran < range.size()) {
     std::printf("fuzz: stopped after %zu failures (--max-failures)\n", c.failures().size());
@@ -636,6 +620,49 @@ int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
     report_shrink(program, *s, first, o, limits);
   }
   return c.failures().empty() ? exit_pass : exit_failed;
+}
+
+int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
+  options o;
+  const scenario* s = prepare(f.common, o);
+  if (s == nullptr) return exit_usage;
+  const seed_range range = to_seed_range(f);
+  const unsigned jobs = f.jobs.given() ? parse_integer("--jobs", f.jobs.text, 1u, max_jobs) : 1u;
+  const std::uint64_t max_failures =
+      f.max_failures.given() ? parse_integer("--max-failures", f.max_failures.text, std::uint64_t{0}, u64_max) : 100;
+  const shrink_limits limits = to_limits(f.limits);
+  if (f.shrink && f.common.check_determinism) {
+    throw invalid_options("--shrink", "cannot be combined with --check-determinism (a divergence has no smaller case)");
+  }
+  if (f.shrink && f.json) {
+    throw invalid_options("--shrink", "cannot be combined with --json (its report is text; shrink a seed the JSON names)");
+  }
+  if (!f.json) print_fuzz_header(f, range, jobs, o);
+  std::fflush(stdout);
+
+  campaign c(*s, o, range, f.common.check_determinism, max_failures);
+  const auto began = std::chrono::steady_clock::now();  // seam-ok: throughput only, host code; never enters a run
+  c.run(jobs);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();  // seam-ok: simulator host code, outside any simulated run
+  const std::uint64_t ran = c.finished();
+  if (!c.worker_error().empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "weft-sim: fuzz stopped after %llu seeds: %s\n", static_cast<unsigned long long>(ran),
+                 c.worker_error().c_str());
+    return exit_io;
+  }
+  if (f.json) {
+    campaign_summary summary{f.common.scenario, replay_arguments(o), range.first(), range.last() - range.first() + 1,
+                             range.shard(), range.shards(), ran, c.failures().size(), ran == range.size()};
+    for (const auto& fl : c.failures()) {
+      std::printf("%s\n", failure_line(f.common.scenario,
+                                         {fl.seed, fl.why, replay_command(program, f.common.scenario, fl.seed, o)})
+                              .c_str());
+    }
+    std::printf("%s\n", summary_line(summary).c_str());
+    return c.failures().empty() ? exit_pass : exit_failed;
+  }
+  return report_fuzz(program, f, *s, o, c, ran, seconds, jobs, limits);
 }
 
 struct shrink_flags {
@@ -698,6 +725,15 @@ int cli_main(int argc, char** argv) {
   CLI::Option* shrink_flag =
       fuzz_cmd->add_flag("--shrink", fuzz.shrink, "shrink the first failure (lowest seed) and print its minimal replay");
   add_limits(*fuzz_cmd, fuzz.limits, shrink_flag);
+  fuzz_cmd->add_flag("--json", fuzz.json,
+                     "print one JSON line per failure and a summary line instead of the text report (for `merge`)");
+
+  std::vector<std::string> merge_files;
+  bool merge_json = false;
+  CLI::App* merge_cmd = app.add_subcommand(
+      "merge", "combine the `fuzz --json` outputs of a sharded campaign: every failure, and each distinct one's lowest seed");
+  merge_cmd->add_option("files", merge_files, "one `fuzz --json` output per shard")->required();
+  merge_cmd->add_flag("--json", merge_json, "print the merged report as one JSON object");
 
   shrink_flags shrink;
   CLI::App* shrink_cmd = app.add_subcommand(
@@ -708,6 +744,7 @@ int cli_main(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    if (merge_cmd->parsed()) return merge_campaigns(merge_files, merge_json);  // reads files, runs nothing
     if (registry::global().all().empty()) {
       // The usual cause: the scenarios sit in a static library and nothing references their
       // objects, so the linker dropped them with their registrations.

@@ -11,19 +11,14 @@
 
 #include "shrink.hpp"
 
+#include "campaign_report.hpp"
+
 namespace weft::sim {
 
 std::string failure_signature(const run_result& r) {
   if (r.passed) return "";
   if (r.failures.empty()) return "failed";
-  const std::string& first = r.failures.front();
-  std::string line = first.substr(0, first.find('\n'));
-  line = line.substr(0, line.find(':'));
-  std::string out;
-  for (const char c : line) {
-    if (std::isdigit(static_cast<unsigned char>(c)) == 0) out.push_back(c);
-  }
-  return out;
+  return failure_kind(r.failures.front());
 }
 
 void validate(const shrink_limits& limits) {

@@ -1,4 +1,5 @@
-// cli_support.hpp — running the built weft-sim (WEFT_SIM_BIN) from a test through the shell.
+// cli_support.hpp — running the weft-sim CLI from a test: the built binary (WEFT_SIM_BIN) through
+// the shell, or cli_main in process over the test binary's own scenarios.
 #pragma once
 
 #include <sys/wait.h>
@@ -6,6 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <weft/sim/scenario.hpp>
 
 namespace weft::sim::testing {
 
@@ -33,6 +39,17 @@ inline output shell(const std::string& command) { return shell_raw(command + " 2
 inline std::string binary() {
   const char* path = std::getenv("WEFT_SIM_BIN");
   return path != nullptr ? path : "";
+}
+
+// cli_main in this process (`args` with the program name first), its stdout captured.
+inline output in_process(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  ::testing::internal::CaptureStdout();
+  output out;
+  out.status = weft::sim::cli_main(static_cast<int>(argv.size()), argv.data());
+  out.text = ::testing::internal::GetCapturedStdout();
+  return out;
 }
 
 }  // namespace weft::sim::testing

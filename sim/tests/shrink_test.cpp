@@ -13,6 +13,8 @@
 
 #include "../src/shrink.hpp"
 
+#include "cli_support.hpp"
+
 namespace {
 
 using weft::sim::failing_case;
@@ -153,13 +155,8 @@ struct captured {
 };
 
 captured cli(std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  testing::internal::CaptureStdout();
-  captured c;
-  c.status = weft::sim::cli_main(static_cast<int>(argv.size()), argv.data());
-  c.out = testing::internal::GetCapturedStdout();
-  return c;
+  const weft::sim::testing::output o = weft::sim::testing::in_process(std::move(args));
+  return {o.status, o.text};
 }
 
 std::string line_value(const std::string& text, const std::string& key) {
