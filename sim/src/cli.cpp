@@ -464,7 +464,7 @@ class campaign {
  public:
   struct failure {
     std::uint64_t seed;
-    std::string why;
+    std::string why;  // one line; a divergence adds the two runs' diverging events, a line each
   };
 
   campaign(const scenario& s, const options& o, const seed_range& range, bool determinism,
@@ -525,10 +525,13 @@ class campaign {
       r = weft::sim::run(scenario_, seed, options_);
     }
     total_steps_.fetch_add(r.steps, std::memory_order_relaxed);
-    if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
+    if (why.empty() && !r.passed) {
+      why = r.failures.empty() ? "failed" : r.failures.front();
+      why = why.substr(0, why.find('\n'));
+    }
     if (why.empty()) return;
     std::lock_guard<std::mutex> hold(lock_);
-    failures_.push_back({seed, why.substr(0, why.find('\n'))});
+    failures_.push_back({seed, why});
     if (max_failures_ != 0 && failures_.size() >= max_failures_) stop_.store(true, std::memory_order_relaxed);
   }
 

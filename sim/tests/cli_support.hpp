@@ -1,11 +1,16 @@
-// cli_support.hpp — running the built weft-sim (WEFT_SIM_BIN) from a test through the shell.
+// cli_support.hpp — running the built weft-sim (WEFT_SIM_BIN) from a test through the shell, or
+// the CLI in this process over the scenarios linked into the test binary (the test-only ones too).
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
+
+#include <weft/sim/scenario.hpp>
 
 namespace weft::sim::testing {
 
@@ -33,6 +38,52 @@ inline output shell(const std::string& command) { return shell_raw(command + " 2
 inline std::string binary() {
   const char* path = std::getenv("WEFT_SIM_BIN");
   return path != nullptr ? path : "";
+}
+
+struct cli_output {
+  std::string out;  // stdout
+  std::string err;  // stderr
+  int status = -1;  // cli_main's return: the exit status main() would give
+};
+
+namespace detail {
+inline std::string read_all(FILE* f) {
+  std::string text;
+  std::rewind(f);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+}  // namespace detail
+
+// weft::sim::cli_main(args) in this process, its stdout and stderr captured.
+inline cli_output cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "weft-sim");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  FILE* out_file = std::tmpfile();
+  FILE* err_file = std::tmpfile();
+  if (out_file == nullptr || err_file == nullptr) return {};
+  const int saved_out = ::dup(STDOUT_FILENO);
+  const int saved_err = ::dup(STDERR_FILENO);
+  ::dup2(::fileno(out_file), STDOUT_FILENO);
+  ::dup2(::fileno(err_file), STDERR_FILENO);
+  cli_output r;
+  r.status = weft::sim::cli_main(static_cast<int>(args.size()), argv.data());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::dup2(saved_out, STDOUT_FILENO);
+  ::dup2(saved_err, STDERR_FILENO);
+  ::close(saved_out);
+  ::close(saved_err);
+  r.out = detail::read_all(out_file);
+  r.err = detail::read_all(err_file);
+  return r;
 }
 
 }  // namespace weft::sim::testing
