@@ -16,6 +16,7 @@
 #include <weft/sim/run.hpp>
 #include <weft/sim/trace.hpp>
 
+#include "record.hpp"
 #include "shrink.hpp"
 
 namespace weft::sim {
@@ -106,18 +107,40 @@ std::string file_safe(const std::string& name) {
   return out;
 }
 
-void write_trace(const scenario& s, std::uint64_t seed, options o, const plan& p, check_result& r) {
-  o.record_trace = true;
-  const run_result traced = run(s, seed, o);
-  const std::filesystem::path path = p.trace_dir / (file_safe(s.name) + "-seed-" + std::to_string(seed) + ".json");
+// Writes `text` to `path`: `written` gets the path, or `error` why it could not.
+void write_file(const std::filesystem::path& path, const std::function<void(std::ostream&)>& text,
+                std::string& written, std::string& error) {
   std::ofstream out(path);
-  if (out) write_chrome(out, traced.events, traced.fiber_names);
+  if (out) text(out);
   out.close();
   if (!out) {
-    r.trace_error = "could not write '" + path.string() + "'";
+    error = "could not write '" + path.string() + "'";
     return;
   }
-  r.trace_path = path.string();
+  written = path.string();
+}
+
+// The failing run's Chrome trace and its replay record, side by side in the trace directory.
+void write_trace_and_record(const scenario& s, std::uint64_t seed, options o, const plan& p, check_result& r) {
+  o.record_trace = true;
+  const run_result traced = run(s, seed, o);
+  const std::string stem = file_safe(s.name) + "-seed-" + std::to_string(seed);
+  write_file(
+      p.trace_dir / (stem + ".json"), [&](std::ostream& out) { write_chrome(out, traced.events, traced.fiber_names); },
+      r.trace_path, r.trace_error);
+  record rec;
+  rec.build = build_id();
+  rec.command = "check";
+  rec.scenario = s.name;
+  rec.seed = seed;
+  rec.opts = o;
+  rec.opts.record_trace = false;
+  rec.passed = traced.passed;
+  rec.failure = traced.failures.empty() ? "" : traced.failures.front().substr(0, traced.failures.front().find('\n'));
+  rec.trace_hash = traced.trace_hash;
+  write_file(
+      p.trace_dir / (stem + ".weft-sim.json"), [&](std::ostream& out) { out << render_record(rec); }, r.record_path,
+      r.record_error);
 }
 
 std::string rerun_command(const check_options& o) {
@@ -139,6 +162,8 @@ std::string check_result::message() const {
   }
   if (!trace_path.empty()) m += "trace: " + trace_path + "\n";
   if (!trace_error.empty()) m += "trace: " + trace_error + "\n";
+  if (!record_path.empty()) m += "record: " + record_path + "\n";
+  if (!record_error.empty()) m += "record: " + record_error + "\n";
   m += "reproduce: " + reproduction;
   return m;
 }
@@ -179,7 +204,7 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
       r.minimal_replay = "--seed " + std::to_string(sr.minimal.seed) + " " + replay_arguments(sr.minimal.opts);
     }
   }
-  write_trace(s, r.failing_seed, p.sim, p, r);
+  write_trace_and_record(s, r.failing_seed, p.sim, p, r);
   return r;
 }
 

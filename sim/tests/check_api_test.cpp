@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest-spi.h>
@@ -13,6 +14,7 @@
 #include <weft/weft.hpp>
 
 #include "../../tests/consumer/sim/increments.hpp"
+#include "../src/record.hpp"
 
 namespace {
 
@@ -81,6 +83,27 @@ TEST(check_api, a_failing_seed_is_traced_and_rerun_alone_by_its_reproduction) {
   EXPECT_FALSE(first_line.empty());
   EXPECT_GT(std::filesystem::file_size(r.trace_path), 100u);
 
+  // The replay record sits beside the trace and holds the failing seed and options. Its
+  // scenario is this body, which weft-sim does not have: loading it says how to rerun it.
+  ASSERT_FALSE(r.record_path.empty()) << r.record_error;
+  EXPECT_EQ(r.record_path, r.trace_path.substr(0, r.trace_path.size() - 5) + ".weft-sim.json");
+  EXPECT_NE(message.find("record: " + r.record_path + "\n"), std::string::npos) << message;
+  std::ostringstream text;
+  text << std::ifstream(r.record_path).rdbuf();
+  const weft::sim::record rec = weft::sim::parse_record(text.str(), weft::sim::build_id(), false);
+  EXPECT_EQ(rec.command, "check");
+  EXPECT_EQ(rec.scenario, "check_api.racy");
+  EXPECT_EQ(rec.seed, r.failing_seed);
+  EXPECT_FALSE(rec.passed);
+  EXPECT_EQ(rec.failure, r.failures.front().substr(0, r.failures.front().find('\n')));
+  try {
+    (void)weft::sim::load_record(text.str(), weft::sim::build_id(), false);
+    ADD_FAILURE() << "a check's record named a registered scenario";
+  } catch (const weft::sim::invalid_options& e) {
+    EXPECT_NE(std::string(e.what()).find("a weft::sim::check record: rerun the test program"), std::string::npos)
+        << e.what();
+  }
+
   // What the reproduction sets: exactly that seed runs, and fails the same way.
   scoped_env replay("WEFT_SIM_SEED", std::to_string(r.failing_seed));
   const check_result again = check({.seeds = 500, .name = "check_api.racy"}, racy);
@@ -90,6 +113,7 @@ TEST(check_api, a_failing_seed_is_traced_and_rerun_alone_by_its_reproduction) {
   EXPECT_EQ(again.failures, r.failures);
   EXPECT_TRUE(again.shrunk.empty()) << "a replay of one seed is not shrunk";
   std::filesystem::remove(r.trace_path);
+  std::filesystem::remove(r.record_path);
 }
 
 TEST(check_api, the_environment_overrides_seeds_and_strategy) {

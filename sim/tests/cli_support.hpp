@@ -14,6 +14,12 @@
 
 namespace weft::sim::testing {
 
+// weft-sim's exit statuses (docs/simulator.md, "Exit status").
+inline constexpr int exit_pass = 0;
+inline constexpr int exit_failed = 1;
+inline constexpr int exit_usage = 2;
+inline constexpr int exit_io = 3;
+
 struct output {
   std::string text;
   int status = -1;  // the exit status; -1 when the process did not exit (a signal)

@@ -11,8 +11,7 @@ namespace {
 
 using weft::sim::testing::cli;
 using weft::sim::testing::cli_output;
-
-constexpr int exit_failed = 1;
+using weft::sim::testing::exit_failed;
 
 // The text after `key` on the line that starts with it, or "" (key not found).
 std::string after(const std::string& text, const std::string& key) {
