@@ -48,6 +48,46 @@ void refuse_unknown_fields(const json& obj, const std::string& where, const std:
   }
 }
 
+// A first pass over the text, before a document is built: a field given twice (the document
+// would silently keep one of them) and nesting deeper than a record's are refused.
+class shape_check final : public nlohmann::json_sax<json> {
+ public:
+  std::string error;  // why the pass stopped; empty for a syntax error (or none)
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return enter(); }
+  bool key(string_t& k) override {
+    if (keys_.back().insert(k).second) return true;
+    error = cat("field \"", one_line(k, 64), "\" is given twice");
+    return false;
+  }
+  bool end_object() override { return leave(); }
+  bool start_array(std::size_t) override { return enter(); }
+  bool end_array() override { return leave(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool enter() {
+    if (keys_.size() == record_depth_max) {
+      error = cat("nested deeper than a record's ", std::to_string(record_depth_max), " levels");
+      return false;
+    }
+    keys_.emplace_back();
+    return true;
+  }
+  bool leave() {
+    keys_.pop_back();
+    return true;
+  }
+  std::vector<std::set<std::string>> keys_;  // per open object or array: the keys seen so far
+};
+
 // The options object: each flag's text under its name without the dashes.
 option_texts options_of(const json& obj) {
   const std::string where = "options.";
@@ -157,7 +197,11 @@ record parse_record(std::string_view text, const std::string& this_build, bool f
   if (text.size() > record_bytes_max) {
     refuse(cat("larger than ", std::to_string(record_bytes_max), " bytes; not a record"));
   }
-  // The parser is iterative, so deep nesting cannot exhaust the stack; it refuses invalid UTF-8.
+  // Both parsers refuse invalid UTF-8.
+  shape_check shape;
+  if (!json::sax_parse(text.begin(), text.end(), &shape)) {
+    refuse(shape.error.empty() ? "not valid JSON (malformed or truncated)" : shape.error);
+  }
   const json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) refuse("not valid JSON (malformed or truncated)");
   if (!doc.is_object()) refuse("not a JSON object");

@@ -27,6 +27,8 @@ inline constexpr std::size_t record_bytes_max = std::size_t{1} << 20;
 // Scenario names and knob lists are short; these bound what a hostile record makes us hold.
 inline constexpr std::size_t record_name_bytes_max = 256;
 inline constexpr std::size_t record_params_max = 1'024;
+// The record, its options and their lists: deeper nesting is refused before it is built.
+inline constexpr std::size_t record_depth_max = 3;
 
 struct record {
   std::string build;         // build_id() of the program that wrote it

@@ -352,6 +352,10 @@ TEST(record_parser, each_kind_of_bad_record_names_what_is_wrong) {
   EXPECT_EQ(refusal(with("scenario", "no\nsuch")), "record: no scenario named 'no\\nsuch' in this binary (see `list`)");
   EXPECT_EQ(refusal(with("build", "zz")), "record: field \"build\" is not 16 hex digits");
   EXPECT_EQ(refusal(with("trace-hash", 5)), "record: field \"trace-hash\" is not a string");
+  EXPECT_EQ(refusal(R"({"format": "weft-sim record", "format": "weft-sim record"})"),
+            "record: field \"format\" is given twice");
+  EXPECT_EQ(refusal(with_option("fault", nlohmann::json::array({nlohmann::json::array()}))),
+            "record: nested deeper than a record's 3 levels");
   auto missing = doc;
   missing.erase("options");
   EXPECT_EQ(refusal(missing.dump()), "record: missing field \"options\"");
