@@ -4,10 +4,11 @@
 // replay command and the outcome. Wall-clock time appears only in throughput figures and progress
 // bars (outside any simulation).
 //
-// Every number is taken as text and parsed here (strictly decimal, range-checked): CLI11's own
-// conversion wraps `-1` and saturates `2^64` into an unsigned flag, and reads `010` as octal.
-// A bad flag ends the command before any run with one `weft-sim: --flag: ...` line naming the
-// accepted range, and exit status exit_usage.
+// Every number is taken as text and parsed by parse_integer / parse_options (option_texts.hpp,
+// shared with replay records; strictly decimal, range-checked): CLI11's own conversion wraps `-1`
+// and saturates `2^64` into an unsigned flag, and reads `010` as octal. A bad flag, or a bad
+// record for `replay FILE`, ends the command before any run with one `weft-sim: ...` line naming
+// the flag (or field) and what it accepts, and exit status exit_usage.
 #include <unistd.h>
 
 #include <algorithm>
