@@ -2,6 +2,8 @@
 #include "record.hpp"
 
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <set>
 
@@ -268,14 +270,14 @@ loaded_record load_record(std::string_view text, const std::string& this_build, 
 
 std::string read_record_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) refuse(cat("cannot open '", path, "' for reading"));
+  if (!in) refuse(cat("cannot open it for reading: ", std::strerror(errno)));
   std::string text;
   std::array<char, 1 << 16> chunk{};
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > record_bytes_max) refuse(cat("'", path, "' is larger than ", std::to_string(record_bytes_max), " bytes; not a record"));
+    if (text.size() > record_bytes_max) refuse(cat("larger than ", std::to_string(record_bytes_max), " bytes; not a record"));
   }
-  if (in.bad()) refuse(cat("reading '", path, "' failed"));
+  if (in.bad()) refuse("reading it failed (a directory?)");
   return text;
 }
 

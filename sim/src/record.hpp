@@ -63,8 +63,8 @@ struct loaded_record {
 // parse_record, then the registered scenario and its knobs (validate(scenario, options)).
 loaded_record load_record(std::string_view text, const std::string& this_build, bool force);
 
-// The bytes of a record file; throws invalid_options for a file that cannot be read or is
-// larger than record_bytes_max.
+// The bytes of the record file at `path`; throws invalid_options for a file that cannot be read
+// or is larger than record_bytes_max (the message does not repeat the path).
 std::string read_record_file(const std::string& path);
 
 // `text` with control bytes escaped (\n, \xNN) and cut to `bytes_max`: what a record holds,

@@ -174,7 +174,9 @@ TEST_F(record_files, replay_takes_a_record_or_the_flags_but_not_both) {
       {"replay --scenario wake_storm", "weft-sim: --seed: is required (or give a record FILE)"},
       {"replay --seed 1", "weft-sim: --scenario: is required (or give a record FILE)"},
       {"replay --scenario wake_storm --seed 1 --force", "weft-sim: --force: applies only to a record FILE"},
-      {"replay " + path("missing.json"), "weft-sim: record: '" + path("missing.json") + "': cannot open"},
+      {"replay " + path("missing.json"),
+       "weft-sim: record: '" + path("missing.json") + "': cannot open it for reading: No such file or directory"},
+      {"replay /dev/zero", "weft-sim: record: '/dev/zero': larger than 1048576 bytes; not a record"},
       {"run --scenario wake_storm --seed 1 --save /nonexistent-weft-dir/r.json", "weft-sim: --save: cannot open"},
   };
   for (const auto& b : bad) {
