@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -53,11 +54,39 @@ struct plan {
   std::filesystem::path trace_dir;
 };
 
+// WEFT_SIM_RECORD: a record this build wrote for this check, read with the CLI's checks.
+record record_of(const check_options& o, const std::string& path) {
+  for (const char* other : {"WEFT_SIM_SEED", "WEFT_SIM_SEEDS", "WEFT_SIM_STRATEGY"}) {
+    if (environment(other)) {
+      throw invalid_options("WEFT_SIM_RECORD", std::string("cannot be combined with ") + other +
+                                                   " (the record holds the seed and options)");
+    }
+  }
+  record rec;
+  try {
+    rec = parse_record(read_record_file(path), build_id(), /*force=*/false);
+  } catch (const invalid_options& e) {
+    throw invalid_options("WEFT_SIM_RECORD", "'" + one_line(path, 256) + "': " + refusal_reason(e));
+  }
+  if (rec.scenario != o.name) {
+    throw invalid_options("WEFT_SIM_RECORD", "'" + one_line(path, 256) + "' is a record of '" +
+                                                 one_line(rec.scenario, 64) + "', not of '" + o.name + "'");
+  }
+  return rec;
+}
+
 plan plan_of(const check_options& o) {
   plan p;
   p.start = o.start;
   p.seeds = o.seeds;
   p.sim = o.sim;
+  if (auto v = environment("WEFT_SIM_RECORD")) {
+    const record rec = record_of(o, *v);
+    p.start = rec.seed;
+    p.seeds = 1;
+    p.exact = true;
+    p.sim = rec.opts;
+  }
   if (auto v = environment("WEFT_SIM_SEEDS")) p.seeds = environment_u64("WEFT_SIM_SEEDS", *v, 1);
   if (auto v = environment("WEFT_SIM_SEED")) {
     p.start = environment_u64("WEFT_SIM_SEED", *v, 0);

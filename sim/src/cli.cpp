@@ -425,9 +425,7 @@ int cmd_replay(const std::string& program, const CLI::App& sub, const run_flags&
   try {
     l = load_record(read_record_file(f.record), build_id(), f.force);
   } catch (const invalid_options& e) {
-    std::string_view why = e.what();
-    if (why.rfind("record: ", 0) == 0) why.remove_prefix(std::string_view("record: ").size());
-    throw invalid_options("record", cat("'", one_line(f.record, 256), "': ", std::string(why)));
+    throw invalid_options("record", cat("'", one_line(f.record, 256), "': ", refusal_reason(e)));
   }
   std::printf("record: %s: written by %s, build %s%s\n", f.record.c_str(), l.rec.command.c_str(), l.rec.build.c_str(),
               l.rec.build == build_id() ? " (this build)" : cat(" (this is build ", build_id(), "; --force)").c_str());

@@ -127,6 +127,12 @@ option_texts options_of(const json& obj) {
 
 }  // namespace
 
+std::string refusal_reason(const invalid_options& e) {
+  std::string_view why = e.what();
+  if (why.rfind("record: ", 0) == 0) why.remove_prefix(std::string_view("record: ").size());
+  return std::string(why);
+}
+
 std::string one_line(std::string_view text, std::size_t bytes_max) {
   std::string out;
   for (const char c : text) {
@@ -257,7 +263,7 @@ loaded_record load_record(std::string_view text, const std::string& this_build, 
   if (l.scn == nullptr) {
     refuse(cat("no scenario named '", one_line(l.rec.scenario, 64), "' in this binary",
                l.rec.command == "check"
-                   ? " (a weft::sim::check record: rerun the test program that wrote it with its WEFT_SIM_SEED line)"
+                   ? " (a weft::sim::check record: run the test program that wrote it with WEFT_SIM_RECORD=FILE)"
                    : " (see `list`)"));
   }
   try {

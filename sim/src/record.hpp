@@ -67,6 +67,10 @@ loaded_record load_record(std::string_view text, const std::string& this_build, 
 // or is larger than record_bytes_max (the message does not repeat the path).
 std::string read_record_file(const std::string& path);
 
+// The reason a record was refused: `e`'s message without its "record: " prefix, for a caller
+// that names the file first.
+std::string refusal_reason(const invalid_options& e);
+
 // `text` with control bytes escaped (\n, \xNN) and cut to `bytes_max`: what a record holds,
 // made fit for a one-line message.
 std::string one_line(std::string_view text, std::size_t bytes_max = 512);

@@ -7,8 +7,8 @@
 //
 // check() runs the body as a scenario for a range of seeds and stops at the first that fails. It
 // then shrinks that case (docs/simulator.md, "Shrinking"), writes the failing run's Chrome trace
-// and replay record, and reports a one-line reproduction: the same program with WEFT_SIM_SEED set runs exactly that
-// seed again. With GoogleTest, weft/sim/gtest.hpp's WEFT_SIM_TEST(suite, name) wraps all of it
+// and replay record, and reports a one-line reproduction: the same program with WEFT_SIM_SEED set
+// runs exactly that seed again (WEFT_SIM_RECORD set to the record, that seed with its options). With GoogleTest, weft/sim/gtest.hpp's WEFT_SIM_TEST(suite, name) wraps all of it
 // and fails the test with that report.
 //
 // The environment overrides the code, so a CI job or a developer steers a test without editing it:
@@ -17,6 +17,9 @@
 //   WEFT_SIM_STRATEGY=NAME  random | pct
 //   WEFT_SIM_TRACE_DIR=DIR  where a failing run's trace goes (an existing directory; default the
 //                           system's temporary directory)
+//   WEFT_SIM_RECORD=FILE    run the seed and options of a record this check wrote, once, unshrunk
+//                           (a record of another check or build is refused; alone, not with the
+//                           three variables above it)
 // A value outside those is an invalid_options naming the variable, thrown before any run.
 #pragma once
 
