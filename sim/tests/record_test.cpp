@@ -161,6 +161,23 @@ TEST_F(record_files, a_record_of_another_build_is_refused_naming_both_unless_for
   EXPECT_EQ(value_of(forced.text, "trace-hash: "), value_of(ran.text, "trace-hash: "));
 }
 
+// A record whose run goes differently now (here: an edited hash) says so; the exit status is the
+// run's, as for `run`.
+TEST_F(record_files, a_record_that_does_not_reproduce_says_so) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const std::string file = path("edited.json");
+  ASSERT_EQ(shell(binary() + " run --scenario wake_storm --seed 2 --save " + file).status, exit_pass);
+  auto doc = nlohmann::json::parse(slurp(file));
+  doc["trace-hash"] = "00000000000000aa";
+  doc["outcome"] = "fail";
+  std::ofstream(file, std::ios::trunc) << doc.dump();
+  const output again = shell(binary() + " replay " + file);
+  EXPECT_EQ(again.status, exit_pass) << again.text;
+  EXPECT_NE(again.text.find("\nrecord: NOT reproduced: the record has trace-hash 00000000000000aa, outcome fail\n"),
+            std::string::npos)
+      << again.text;
+}
+
 TEST_F(record_files, replay_takes_a_record_or_the_flags_but_not_both) {
   if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
   const std::string file = path("r.json");
