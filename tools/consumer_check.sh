@@ -6,7 +6,7 @@
 #   * builds a simulator of the user's own scenarios (docs/examples/sim_user_scenario.cpp and
 #     tests/consumer/sim/racy_counter.cpp, `pkg-config weft-sim-main`) once with clang++ on the
 #     command line and once with CMake (pkg_check_modules); each fuzzes the sound scenario, finds
-#     the planted bug of the racy one and replays the failing seed it printed;
+#     the planted bug of the racy one, replays the failing seed it printed and the record it saved;
 #   * builds a GoogleTest suite of WEFT_SIM_TESTs (tests/consumer/sim/sim_tests.cpp): the racy
 #     test must fail with a reproduction line, and running that line must fail at that seed alone;
 #   * checks that a simulator binary with no scenario linked in refuses to run, naming the cause.
@@ -56,20 +56,25 @@ cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/"{racy_
 read -r -a sim_cflags <<<"$(pkg-config --cflags weft-sim-main)"
 read -r -a sim_libs <<<"$(pkg-config --libs weft-sim-main)"
 
-# simulate NAME BINARY: the sound scenario passes, the planted bug is found, its replay fails again.
+# simulate NAME BINARY: the sound scenario passes, the planted bug is found, its replay fails again,
+# and so does the replay record fuzz saved.
 simulate() {
-  local name=$1 bin=$2 log="$work/$1.log" replay status=0
+  local name=$1 bin=$2 log="$work/$1.log" record="$work/$1.record.json" replay status=0
   "$bin" list >"$log" 2>&1 || { cat "$log" >&2; fail "$name: list failed"; }
   grep -q "counter_handoff" "$log" && grep -q "racy_counter" "$log" || { cat "$log" >&2; fail "$name: list lacks a scenario"; }
   "$bin" fuzz --scenario counter_handoff --seeds 100 >"$log" 2>&1 || { cat "$log" >&2; fail "$name: counter_handoff failed"; }
-  "$bin" fuzz --scenario racy_counter --seeds 200 --max-failures 1 >"$log" 2>&1 || status=$?
+  "$bin" fuzz --scenario racy_counter --seeds 200 --max-failures 1 --save "$record" >"$log" 2>&1 || status=$?
   [ "$status" = 1 ] || { cat "$log" >&2; fail "$name: the planted bug was not found (status $status)"; }
   replay=$(sed -n 's/^ *replay: //p' "$log" | head -n1)
   [ -n "$replay" ] || { cat "$log" >&2; fail "$name: fuzz printed no replay command"; }
   status=0
   (cd "$work" && eval "$replay") >"$log.replay" 2>&1 || status=$?
   [ "$status" = 1 ] && grep -q "outcome: fail" "$log.replay" || { cat "$log.replay" >&2; fail "$name: '$replay' did not fail again"; }
-  echo "consumer: $name: fuzzes the user's scenarios, finds the planted bug, replays it ($(grep -m1 '^fail:' "$log"))"
+  status=0
+  "$bin" replay "$record" >"$log.record" 2>&1 || status=$?
+  [ "$status" = 1 ] && grep -q "^record: reproduced" "$log.record" \
+    || { cat "$log.record" >&2; fail "$name: the record fuzz saved did not replay the failure"; }
+  echo "consumer: $name: fuzzes the user's scenarios, finds the planted bug, replays it and its record ($(grep -m1 '^fail:' "$log"))"
 }
 clang++ "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" "$work/racy_counter.cpp" -o "$work/my-sim" "${sim_libs[@]}" \
   || fail "sim-clang: does not compile"

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -17,6 +18,7 @@
 #include <weft/sim/run.hpp>
 #include <weft/sim/trace.hpp>
 
+#include "record.hpp"
 #include "shrink.hpp"
 
 namespace weft::sim {
@@ -53,11 +55,39 @@ struct plan {
   std::filesystem::path trace_dir;
 };
 
+// WEFT_SIM_RECORD: a record this build wrote for this check, read with the CLI's checks.
+record record_of(const check_options& o, const std::string& path) {
+  for (const char* other : {"WEFT_SIM_SEED", "WEFT_SIM_SEEDS", "WEFT_SIM_STRATEGY"}) {
+    if (environment(other)) {
+      throw invalid_options("WEFT_SIM_RECORD", std::string("cannot be combined with ") + other +
+                                                   " (the record holds the seed and options)");
+    }
+  }
+  record rec;
+  try {
+    rec = parse_record(read_record_file(path), build_id(), /*force=*/false);
+  } catch (const invalid_options& e) {
+    throw invalid_options("WEFT_SIM_RECORD", "'" + one_line(path, 256) + "': " + refusal_reason(e));
+  }
+  if (rec.scenario != o.name) {
+    throw invalid_options("WEFT_SIM_RECORD", "'" + one_line(path, 256) + "' is a record of '" +
+                                                 one_line(rec.scenario, 64) + "', not of '" + o.name + "'");
+  }
+  return rec;
+}
+
 plan plan_of(const check_options& o) {
   plan p;
   p.start = o.start;
   p.seeds = o.seeds;
   p.sim = o.sim;
+  if (auto v = environment("WEFT_SIM_RECORD")) {
+    const record rec = record_of(o, *v);
+    p.start = rec.seed;
+    p.seeds = 1;
+    p.exact = true;
+    p.sim = rec.opts;
+  }
   if (auto v = environment("WEFT_SIM_SEEDS")) p.seeds = environment_u64("WEFT_SIM_SEEDS", *v, 1);
   if (auto v = environment("WEFT_SIM_SEED")) {
     p.start = environment_u64("WEFT_SIM_SEED", *v, 0);
@@ -107,18 +137,40 @@ std::string file_safe(const std::string& name) {
   return out;
 }
 
-void write_trace(const scenario& s, std::uint64_t seed, options o, const plan& p, check_result& r) {
-  o.record_trace = true;
-  const run_result traced = run(s, seed, o);
-  const std::filesystem::path path = p.trace_dir / (file_safe(s.name) + "-seed-" + std::to_string(seed) + ".json");
+// Writes `text` to `path`: `written` gets the path, or `error` why it could not.
+void write_file(const std::filesystem::path& path, const std::function<void(std::ostream&)>& text,
+                std::string& written, std::string& error) {
   std::ofstream out(path);
-  if (out) write_chrome(out, traced.events, traced.fiber_names);
+  if (out) text(out);
   out.close();
   if (!out) {
-    r.trace_error = "could not write '" + path.string() + "'";
+    error = "could not write '" + path.string() + "'";
     return;
   }
-  r.trace_path = path.string();
+  written = path.string();
+}
+
+// The failing run's Chrome trace and its replay record, side by side in the trace directory.
+void write_trace_and_record(const scenario& s, std::uint64_t seed, options o, const plan& p, check_result& r) {
+  o.record_trace = true;
+  const run_result traced = run(s, seed, o);
+  const std::string stem = file_safe(s.name) + "-seed-" + std::to_string(seed);
+  write_file(
+      p.trace_dir / (stem + ".json"), [&](std::ostream& out) { write_chrome(out, traced.events, traced.fiber_names); },
+      r.trace_path, r.trace_error);
+  record rec;
+  rec.build = build_id();
+  rec.command = "check";
+  rec.scenario = s.name;
+  rec.seed = seed;
+  rec.opts = o;
+  rec.opts.record_trace = false;
+  rec.passed = traced.passed;
+  rec.failure = traced.failures.empty() ? "" : traced.failures.front().substr(0, traced.failures.front().find('\n'));
+  rec.trace_hash = traced.trace_hash;
+  write_file(
+      p.trace_dir / (stem + ".weft-sim.json"), [&](std::ostream& out) { out << render_record(rec); }, r.record_path,
+      r.record_error);
 }
 
 std::string rerun_command(const check_options& o) {
@@ -140,6 +192,8 @@ std::string check_result::message() const {
   }
   if (!trace_path.empty()) m += "trace: " + trace_path + "\n";
   if (!trace_error.empty()) m += "trace: " + trace_error + "\n";
+  if (!record_path.empty()) m += "record: " + record_path + "\n";
+  if (!record_error.empty()) m += "record: " + record_error + "\n";
   m += "reproduce: " + reproduction;
   return m;
 }
@@ -187,7 +241,7 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
       r.minimal_replay = "--seed " + std::to_string(sr.minimal.seed) + " " + replay_arguments(sr.minimal.opts);
     }
   }
-  write_trace(s, r.failing_seed, p.sim, p, r);
+  write_trace_and_record(s, r.failing_seed, p.sim, p, r);
   return r;
 }
 

@@ -4,10 +4,11 @@
 // replay command and the outcome. Wall-clock time appears only in throughput figures and progress
 // bars (outside any simulation).
 //
-// Every number is taken as text and parsed here (strictly decimal, range-checked): CLI11's own
-// conversion wraps `-1` and saturates `2^64` into an unsigned flag, and reads `010` as octal.
-// A bad flag ends the command before any run with one `weft-sim: --flag: ...` line naming the
-// accepted range, and exit status exit_usage.
+// Every number is taken as text and parsed by parse_integer / parse_options (option_texts.hpp,
+// shared with replay records; strictly decimal, range-checked): CLI11's own conversion wraps `-1`
+// and saturates `2^64` into an unsigned flag, and reads `010` as octal. A bad flag, or a bad
+// record for `replay FILE`, ends the command before any run with one `weft-sim: ...` line naming
+// the flag (or field) and what it accepts, and exit status exit_usage.
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,6 +38,8 @@
 #include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
 
+#include "option_texts.hpp"
+#include "record.hpp"
 #include "seed_range.hpp"
 #include "campaign_report.hpp"
 #include "shrink.hpp"
@@ -45,18 +48,11 @@ namespace weft::sim {
 
 namespace {
 
-// Concatenation by appending (GCC 12's -Wrestrict misfires on "literal" + std::string&& at -O3).
-template <class... Parts>
-std::string cat(const Parts&... parts) {
-  std::string out;
-  (out.append(parts), ...);
-  return out;
-}
-
 // Exit statuses (docs/simulator.md lists them).
 constexpr int exit_pass = 0;
 constexpr int exit_failed = 1;  // a run failed, fuzz found a failing seed, shrink had nothing to shrink
-constexpr int exit_usage = 2;   // a bad flag or value, an unknown scenario, an output file that cannot be opened
+constexpr int exit_usage = 2;   // a bad flag or value, an unknown scenario, an output file that cannot be opened,
+                                // a record that is malformed or from another build
 constexpr int exit_io = 3;      // after the runs: an output file could not be written, a thread not started
 
 // `fuzz --jobs`: each job is a host thread plus its simulator thread and their stacks; a larger
@@ -64,20 +60,6 @@ constexpr int exit_io = 3;      // after the runs: an output file could not be w
 constexpr unsigned max_jobs = 256;
 
 constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
-
-// A decimal integer in [min, max], all of `text` (no sign on unsigned types, no '+', no spaces).
-template <class T>
-T parse_integer(const std::string& flag, const std::string& text, T min, T max) {
-  T value{};
-  const char* const end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec == std::errc::invalid_argument || (ec == std::errc{} && ptr != end)) {
-    throw invalid_options(flag, cat("'", text, "' is not a decimal integer; accepted: [", std::to_string(min), ", ",
-                                    std::to_string(max), "]"));
-  }
-  if (ec == std::errc::result_out_of_range || value < min || value > max) throw out_of_range(flag, text, min, max);
-  return value;
-}
 
 // A flag taken as text; `given` tells whether it was on the command line.
 struct text_flag {
@@ -103,9 +85,10 @@ struct common_flags {
   bool check_determinism = false;
 };
 
-void add_common(CLI::App& app, common_flags& f) {
+// `replay` takes --scenario or a record, so its --scenario is not required by the parser.
+void add_common(CLI::App& app, common_flags& f, bool scenario_required = true) {
   const options defaults;
-  app.add_option("--scenario", f.scenario, "scenario name (see `list`)")->required();
+  app.add_option("--scenario", f.scenario, "scenario name (see `list`)")->required(scenario_required);
   app.add_option("--strategy", f.strategy, "random | pct")->check(CLI::IsMember({"random", "pct"}));
   add_text(app, f.depth, "--depth",
            cat("PCT bug depth d (d - 1 priority change points), in [", std::to_string(min_pct_depth), ", ",
@@ -127,83 +110,25 @@ void add_common(CLI::App& app, common_flags& f) {
   app.add_flag("--check-determinism", f.check_determinism, "run each seed twice and compare the traces");
 }
 
-std::string fault_kind_list() {
-  std::string s;
-  for (std::size_t k = 0; k < fault_kinds; ++k) {
-    if (!s.empty()) s += ", ";
-    s += platform::fault_name(static_cast<platform::fault>(k));
-  }
-  return s;
-}
-
-// KIND[=P] -> the kind's index and its rate in ppm.
-std::pair<std::size_t, std::uint32_t> parse_fault(const std::string& spec) {
-  const auto eq = spec.find('=');
-  const std::string name = spec.substr(0, eq);
-  std::optional<std::size_t> kind;
-  for (std::size_t k = 0; k < fault_kinds; ++k) {
-    if (name == platform::fault_name(static_cast<platform::fault>(k))) kind = k;
-  }
-  if (!kind) throw invalid_options("--fault", cat("unknown fault kind '", name, "'; accepted: ", fault_kind_list()));
-  if (eq == std::string::npos) return {*kind, ppm_one};
-  const std::string text = spec.substr(eq + 1);
-  double p = 0.0;
-  const char* const end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, p);
-  // from_chars reads "nan" and "inf"; neither is a probability.
-  if (text.empty() || ec != std::errc{} || ptr != end || !std::isfinite(p) || p < 0.0 || p > 1.0) {
-    throw invalid_options("--fault", cat(spec, ": the probability must be a finite number in [0, 1]"));
-  }
-  const auto ppm = static_cast<std::uint32_t>(std::lround(p * ppm_one));
-  if (p > 0.0 && ppm == 0) {
-    throw invalid_options("--fault", cat(spec, ": a probability above 0 must be at least 0.0000005 (rates are whole ppm)"));
-  }
-  return {*kind, ppm};
-}
-
 // The options the flags describe; throws invalid_options for a bad value. The scenario's knob
 // ranges are checked by validate(scenario, options).
 options to_options(const common_flags& f, const scenario& s) {
-  options o;
-  o.strategy = f.strategy == "pct" ? strategy_kind::pct : strategy_kind::random;
-  for (const text_flag* pct_only : {&f.depth, &f.pct_steps}) {
-    if (pct_only->given() && o.strategy != strategy_kind::pct) {
-      throw invalid_options(pct_only->option->get_name(), "applies only with --strategy pct");
-    }
+  option_texts t;
+  t.strategy = f.strategy;
+  const std::pair<const text_flag*, std::optional<std::string>*> numbers[] = {
+      {&f.depth, &t.depth},
+      {&f.pct_steps, &t.pct_steps},
+      {&f.step_budget, &t.step_budget},
+      {&f.cores, &t.cores},
+      {&f.preemptions, &t.preemptions},
+  };
+  for (const auto& [flag, text] : numbers) {
+    if (flag->given()) *text = flag->text;
   }
-  if (f.depth.given()) o.pct_depth = parse_integer("--depth", f.depth.text, min_pct_depth, max_pct_depth);
-  if (f.pct_steps.given()) o.pct_steps = parse_integer("--pct-steps", f.pct_steps.text, min_pct_steps, u64_max);
-  if (f.step_budget.given()) {
-    o.step_budget = parse_integer("--step-budget", f.step_budget.text, min_step_budget, u64_max);
-  }
-  if (f.cores.given()) o.cores = parse_integer("--cores", f.cores.text, min_cores, max_cores);
-  if (f.preemptions.given()) {
-    o.max_preemptions = parse_integer("--preemptions", f.preemptions.text, std::uint64_t{0}, u64_max);
-  }
-  o.swarm = f.swarm;
-  std::array<bool, fault_kinds> seen{};
-  for (const auto& spec : f.faults) {
-    const auto [kind, ppm] = parse_fault(spec);
-    if (seen[kind]) throw invalid_options("--fault", cat(spec, ": that fault kind is given twice"));
-    seen[kind] = true;
-    o.faults.rate_ppm[kind] = ppm;
-  }
-  for (const auto& spec : f.params) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0) throw invalid_options("--param", cat("expected NAME=INTEGER: '", spec, "'"));
-    const std::string name = spec.substr(0, eq);
-    if (o.params.count(name) != 0) throw invalid_options("--param", cat(spec, ": knob ", name, " is given twice"));
-    try {
-      o.params[name] = parse_integer("--param", spec.substr(eq + 1), std::numeric_limits<std::int64_t>::min(),
-                                     std::numeric_limits<std::int64_t>::max());
-    } catch (const invalid_options&) {
-      const knob* k = s.find_knob(name);
-      const std::string range =
-          k == nullptr ? "" : cat("; accepted: [", std::to_string(k->min), ", ", std::to_string(k->max), "]");
-      throw invalid_options("--param", cat(spec, ": the value is not a decimal 64-bit integer", range));
-    }
-  }
-  return o;
+  t.faults = f.faults;
+  t.params = f.params;
+  t.swarm = f.swarm;
+  return parse_options(t, &s);
 }
 
 // The shrink limits as text (fuzz takes them only with --shrink).
@@ -261,12 +186,39 @@ struct output_file {
     std::fprintf(stderr, "weft-sim: %s: writing '%s' failed\n", flag.c_str(), path.c_str());
     return exit_io;
   }
+  // Closes and removes the file: a command with nothing to save leaves none behind.
+  void discard() {
+    out.close();
+    std::remove(path.c_str());
+    std::printf("saved: nothing (no failing case); %s not written\n", path.c_str());
+  }
 };
 
 // PCT's detection bound for runs of these options with at most `threads` threads and `steps` steps.
 pct_bound pct_bound_of(const options& o, std::uint64_t threads, std::uint64_t steps) {
   return pct_detection_bound(o.pct_depth, threads, o.pct_steps, steps);
 }
+
+// `--save FILE`: the record of `r`, run as (s, seed, o) by `command`; exit_pass or exit_io.
+int save_record(output_file& file, const char* command, const scenario& s, std::uint64_t seed, const options& o,
+                bool passed, const std::string& failure, std::uint64_t trace_hash) {
+  record rec;
+  rec.build = build_id();
+  rec.command = command;
+  rec.scenario = s.name;
+  rec.seed = seed;
+  rec.opts = o;
+  rec.opts.record_trace = false;
+  rec.passed = passed;
+  rec.failure = failure.substr(0, failure.find('\n'));
+  rec.trace_hash = trace_hash;
+  file.out << render_record(rec);
+  const int written = file.close();
+  if (written == exit_pass) std::printf("saved: %s (build %s)\n", file.path.c_str(), rec.build.c_str());
+  return written;
+}
+
+std::string first_failure(const run_result& r) { return r.failures.empty() ? "" : r.failures.front(); }
 
 std::string replay_command(const std::string& program, const std::string& scenario, std::uint64_t seed,
                            const options& o) {
@@ -314,9 +266,10 @@ void draw_bar(std::size_t done, std::size_t total, const std::string& tail) {
   std::fflush(stderr);
 }
 
-// Shrinks (seed, o) and prints the report; returns the exit status of `shrink`.
+// Shrinks (seed, o) and prints the report; returns the exit status of `shrink`. With `save`, the
+// minimal case goes there (for `command`); when the seed passes, the file is removed.
 int report_shrink(const std::string& program, const scenario& s, std::uint64_t seed, const options& o,
-                  const shrink_limits& limits) {
+                  const shrink_limits& limits, output_file* save, const char* command) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto began = std::chrono::steady_clock::now();  // seam-ok: progress reporting, simulator host code outside any run
   auto last_draw = began;
@@ -335,6 +288,7 @@ int report_shrink(const std::string& program, const scenario& s, std::uint64_t s
   if (!r.reproduced) {
     std::printf("shrink: seed %llu passes with these options; nothing to shrink\n",
                 static_cast<unsigned long long>(seed));
+    if (save != nullptr) save->discard();
     return exit_failed;
   }
   std::printf("shrink: original fails: %s\n", failure_signature(r.original.result).c_str());
@@ -353,6 +307,9 @@ int report_shrink(const std::string& program, const scenario& s, std::uint64_t s
   std::printf("trace-hash: %s\n", hex16(m.result.trace_hash).c_str());
   std::printf("replay: %s\n", replay_command(program, s.name, m.seed, m.opts).c_str());
   std::printf("outcome: %s\n", r.log.empty() ? "minimal (no smaller failing case found)" : "shrunk");
+  if (save != nullptr) {
+    return save_record(*save, command, s, m.seed, m.opts, m.result.passed, first_failure(m.result), m.result.trace_hash);
+  }
   return exit_pass;
 }
 
@@ -382,27 +339,29 @@ struct run_flags {
   text_flag seed;
   text_flag trace;
   text_flag chrome;
+  text_flag save;        // run only
+  std::string record;    // replay only: a record FILE
+  bool force = false;    // replay only: accept a record from another build
 };
 
-int cmd_run(const std::string& program, const run_flags& f) {
-  const common_flags& c = f.common;
-  options o;
-  const scenario* s = prepare(c, o);
-  if (s == nullptr) return exit_usage;
-  const std::uint64_t seed = parse_integer("--seed", f.seed.text, std::uint64_t{0}, u64_max);
-  output_file trace, chrome;
+// One run of (s, seed, o) with the outputs `f` asks for; `rec`, when replaying a record, is
+// compared with the result.
+int run_case(const std::string& program, const scenario& s, std::uint64_t seed, options o, const run_flags& f,
+             const record* rec) {
+  output_file trace, chrome, save;
   if (f.trace.given()) trace.open("--trace", f.trace.text);
   if (f.chrome.given()) chrome.open("--chrome-trace", f.chrome.text);
-  std::printf("weft-sim: scenario=%s seed=%llu %s\n", c.scenario.c_str(), static_cast<unsigned long long>(seed),
+  if (f.save.given()) save.open("--save", f.save.text);
+  std::printf("weft-sim: scenario=%s seed=%llu %s\n", s.name.c_str(), static_cast<unsigned long long>(seed),
               describe(resolve(o, seed)).c_str());
   std::fflush(stdout);
   o.record_trace = f.trace.given() || f.chrome.given();
   run_result r;
   std::string divergence;
-  if (c.check_determinism) {
-    divergence = check_determinism(*s, seed, o, r);
+  if (f.common.check_determinism) {
+    divergence = check_determinism(s, seed, o, r);
   } else {
-    r = run(*s, seed, o);
+    r = run(s, seed, o);
   }
   for (const auto& failure : r.failures) std::printf("failure: %s\n", failure.c_str());
   std::printf("params: %s\n", knob_list(r.params).c_str());
@@ -423,11 +382,62 @@ int cmd_run(const std::string& program, const run_flags& f) {
               static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(r.virtual_elapsed).count()));
   std::printf("trace-hash: %s\n", hex16(r.trace_hash).c_str());
   if (o.strategy == strategy_kind::pct) std::printf("%s\n", pct_bound_of(o, r.fibers, r.steps).describe(1).c_str());
-  std::printf("replay: %s\n", replay_command(program, c.scenario, seed, o).c_str());
+  std::printf("replay: %s\n", replay_command(program, s.name, seed, o).c_str());
   const bool pass = r.passed && divergence.empty();
+  if (rec != nullptr) {
+    if (r.trace_hash == rec->trace_hash && pass == rec->passed) {
+      std::printf("record: reproduced (trace-hash and outcome as recorded)\n");
+    } else {
+      std::printf("record: NOT reproduced: the record has trace-hash %s, outcome %s\n", hex16(rec->trace_hash).c_str(),
+                  rec->passed ? "pass" : "fail");
+    }
+  }
+  // A run's record is saved whatever the outcome: a passing one pins that schedule too.
+  if (f.save.given()) {
+    const std::string failure = divergence.empty() ? first_failure(r) : "nondeterministic: " + divergence;
+    written = std::max(written, save_record(save, "run", s, seed, o, pass, failure, r.trace_hash));
+  }
   std::printf("outcome: %s\n", pass ? "pass" : "fail");
   if (written != exit_pass) return written;
   return pass ? exit_pass : exit_failed;
+}
+
+int cmd_run(const std::string& program, const run_flags& f) {
+  options o;
+  const scenario* s = prepare(f.common, o);
+  if (s == nullptr) return exit_usage;
+  const std::uint64_t seed = parse_integer("--seed", f.seed.text, std::uint64_t{0}, u64_max);
+  return run_case(program, *s, seed, o, f, nullptr);
+}
+
+// The flags a record holds, which replay FILE does not take besides it.
+constexpr const char* record_held_flags[] = {"--scenario", "--seed",        "--strategy", "--depth",
+                                             "--pct-steps", "--step-budget", "--cores",    "--preemptions",
+                                             "--fault",     "--param",       "--swarm"};
+
+// `replay --scenario S --seed N ...` runs like `run`; `replay FILE` runs the record in FILE.
+int cmd_replay(const std::string& program, const CLI::App& sub, const run_flags& f) {
+  if (f.record.empty()) {
+    if (f.force) throw invalid_options("--force", "applies only to a record FILE");
+    for (const char* flag : {"--scenario", "--seed"}) {
+      if (sub.count(flag) == 0) throw invalid_options(flag, "is required (or give a record FILE)");
+    }
+    return cmd_run(program, f);
+  }
+  for (const char* flag : record_held_flags) {
+    if (sub.count(flag) != 0) {
+      throw invalid_options(flag, "cannot be combined with a record FILE, which holds the scenario, seed and options");
+    }
+  }
+  loaded_record l;
+  try {
+    l = load_record(read_record_file(f.record), build_id(), f.force);
+  } catch (const invalid_options& e) {
+    throw invalid_options("record", cat("'", one_line(f.record, 256), "': ", refusal_reason(e)));
+  }
+  std::printf("record: %s: written by %s, build %s%s\n", f.record.c_str(), l.rec.command.c_str(), l.rec.build.c_str(),
+              l.rec.build == build_id() ? " (this build)" : cat(" (this is build ", build_id(), "; --force)").c_str());
+  return run_case(program, *l.scn, l.rec.seed, l.rec.opts, f, &l.rec);
 }
 
 struct fuzz_flags {
@@ -437,6 +447,7 @@ struct fuzz_flags {
   text_flag jobs;
   text_flag shard;
   text_flag max_failures;
+  text_flag save;
   bool shrink = false;
   bool json = false;  // JSON lines on stdout (campaign_report.hpp) instead of the text report
   limit_flags limits;
@@ -473,7 +484,8 @@ class campaign {
  public:
   struct failure {
     std::uint64_t seed;
-    std::string why;
+    std::string why;  // one line; a divergence adds the two runs' diverging events, a line each
+    std::uint64_t trace_hash;
   };
 
   campaign(const scenario& s, const options& o, const seed_range& range, bool determinism,
@@ -539,10 +551,13 @@ class campaign {
     total_steps_.fetch_add(r.steps, std::memory_order_relaxed);
     raise_to(most_steps_, r.steps);
     raise_to(most_threads_, r.fibers);
-    if (why.empty() && !r.passed) why = r.failures.empty() ? "failed" : r.failures.front();
+    if (why.empty() && !r.passed) {
+      why = r.failures.empty() ? "failed" : r.failures.front();
+      why = why.substr(0, why.find('\n'));
+    }
     if (why.empty()) return;
     std::lock_guard<std::mutex> hold(lock_);
-    failures_.push_back({seed, why.substr(0, why.find('\n'))});
+    failures_.push_back({seed, why, r.trace_hash});
     if (max_failures_ != 0 && failures_.size() >= max_failures_) stop_.store(true, std::memory_order_relaxed);
   }
 
@@ -594,7 +609,8 @@ void print_fuzz_header(const fuzz_flags& f, const seed_range& range, unsigned jo
 
 // The text report of a finished campaign.
 int report_fuzz(const std::string& program, const fuzz_flags& f, const scenario& sc, const options& o,
-                const campaign& c, std::uint64_t ran, double seconds, unsigned jobs, const shrink_limits& limits) {
+                const campaign& c, std::uint64_t ran, double seconds, unsigned jobs, const shrink_limits& limits,
+                output_file* saving) {
   const scenario* s = &sc;
   const seed_range range = to_seed_range(f);
   for (const auto& fl : c.failures()) {
@@ -613,12 +629,20 @@ int report_fuzz(const std::string& program, const fuzz_flags& f, const scenario&
   if (o.strategy == strategy_kind::pct) {
     std::printf("%s\n", pct_bound_of(o, c.most_threads(), c.most_steps()).describe(ran).c_str());
   }
-  if (f.shrink && !c.failures().empty()) {
+  int written = exit_pass;
+  if (c.failures().empty()) {
+    if (saving != nullptr) saving->discard();
+  } else if (f.shrink) {
     const std::uint64_t first = c.failures().front().seed;
     std::printf("fuzz: shrinking the first failure (seed %llu)\n", static_cast<unsigned long long>(first));
     std::fflush(stdout);
-    report_shrink(program, *s, first, o, limits);
+    written = std::max(written, report_shrink(program, *s, first, o, limits, saving, "fuzz"));
+    if (written == exit_failed) written = exit_pass;  // the lowest seed no longer failed; nothing was saved
+  } else if (saving != nullptr) {
+    const campaign::failure& first = c.failures().front();
+    written = save_record(*saving, "fuzz", *s, first.seed, o, false, first.why, first.trace_hash);
   }
+  if (written != exit_pass) return written;
   return c.failures().empty() ? exit_pass : exit_failed;
 }
 
@@ -637,6 +661,11 @@ int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
   if (f.shrink && f.json) {
     throw invalid_options("--shrink", "cannot be combined with --json (its report is text; shrink a seed the JSON names)");
   }
+  if (f.save.given() && f.json) {
+    throw invalid_options("--save", "cannot be combined with --json (stdout is the JSON lines; save with run --save)");
+  }
+  output_file save;
+  if (f.save.given()) save.open("--save", f.save.text);
   if (!f.json) print_fuzz_header(f, range, jobs, o);
   std::fflush(stdout);
 
@@ -662,12 +691,13 @@ int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
     std::printf("%s\n", summary_line(summary).c_str());
     return c.failures().empty() ? exit_pass : exit_failed;
   }
-  return report_fuzz(program, f, *s, o, c, ran, seconds, jobs, limits);
+  return report_fuzz(program, f, *s, o, c, ran, seconds, jobs, limits, f.save.given() ? &save : nullptr);
 }
 
 struct shrink_flags {
   common_flags common;
   text_flag seed;
+  text_flag save;
   limit_flags limits;
 };
 
@@ -683,7 +713,9 @@ int cmd_shrink(const std::string& program, const shrink_flags& f) {
   std::printf("weft-sim shrink: scenario=%s seed=%llu %s\n", s->name.c_str(), static_cast<unsigned long long>(seed),
               describe(resolve(o, seed)).c_str());
   std::fflush(stdout);
-  return report_shrink(program, *s, seed, o, limits);
+  output_file save;
+  if (f.save.given()) save.open("--save", f.save.text);
+  return report_shrink(program, *s, seed, o, limits, f.save.given() ? &save : nullptr, "shrink");
 }
 
 }  // namespace
@@ -693,24 +725,35 @@ int cli_main(int argc, char** argv) {
   CLI::App app{"weft-sim: deterministic simulation of weft programs"};
   app.require_subcommand(1);
   app.footer("Exit status: 0 pass, 1 a run failed (fuzz: a seed failed; shrink: the seed passes), 2 usage error "
-             "(bad flag or value, unknown scenario, output file cannot be opened, no scenario registered), "
-             "3 an output file could not be written or a worker thread not started.");
+             "(bad flag or value, unknown scenario, output file cannot be opened, no scenario registered, a record "
+             "that is malformed, of another version or from another build without --force), "
+             "3 an output file could not be written or a worker thread not started.\n"
+             "--save FILE (run, fuzz, shrink) writes a replay record: run's whatever the outcome, fuzz's lowest "
+             "failing seed (with --shrink its minimal case), shrink's minimal case; with nothing to save no FILE "
+             "is left. `replay FILE` runs it (see docs/simulator.md, \"Replay records\").");
 
   CLI::App* list = app.add_subcommand("list", "list the registered scenarios and their knobs' ranges");
 
   const auto seed_help = cat("the seed, in [0, ", std::to_string(u64_max), "]");
   // run and replay take the same flags, each into its own run_flags (a text_flag knows its option).
-  auto add_run_like = [&](CLI::App* sub, run_flags& f) {
-    add_common(*sub, f.common);
-    add_text(*sub, f.seed, "--seed", seed_help, "UINT")->required();
+  // replay takes a record FILE instead of --scenario and --seed: cmd_replay checks which it got.
+  auto add_run_like = [&](CLI::App* sub, run_flags& f, bool is_run) {
+    add_common(*sub, f.common, is_run);
+    add_text(*sub, f.seed, "--seed", seed_help, "UINT")->required(is_run);
     add_text(*sub, f.trace, "--trace", "write the event trace as text", "FILE");
     add_text(*sub, f.chrome, "--chrome-trace", "write Chrome Trace Event JSON (Perfetto)", "FILE");
   };
+  const std::string save_help = "write a replay record of ";
   run_flags run, replay;
   CLI::App* run_cmd = app.add_subcommand("run", "run one seed");
-  add_run_like(run_cmd, run);
-  CLI::App* replay_cmd = app.add_subcommand("replay", "replay a seed (takes the command a failure printed)");
-  add_run_like(replay_cmd, replay);
+  add_run_like(run_cmd, run, true);
+  add_text(*run_cmd, run.save, "--save", save_help + "this run (pass or fail)", "FILE");
+  CLI::App* replay_cmd = app.add_subcommand(
+      "replay", "replay a record FILE (--save), or a seed given as flags (the command a failure printed)");
+  add_run_like(replay_cmd, replay, false);
+  replay_cmd->add_option("record", replay.record, "a record written by --save (instead of --scenario, --seed, ...)")
+      ->type_name("FILE");
+  replay_cmd->add_flag("--force", replay.force, "replay a record written by another build");
 
   fuzz_flags fuzz;
   CLI::App* fuzz_cmd = app.add_subcommand("fuzz", "run a range of seeds");
@@ -722,6 +765,8 @@ int cli_main(int argc, char** argv) {
            "UINT", "1");
   add_text(*fuzz_cmd, fuzz.shard, "--shard", "i/n: run only seeds whose index % n == i (i < n <= seeds)", "I/N");
   add_text(*fuzz_cmd, fuzz.max_failures, "--max-failures", "stop after this many failures (0: never)", "UINT", "100");
+  add_text(*fuzz_cmd, fuzz.save, "--save", save_help + "the lowest failing seed (with --shrink: its minimal case)",
+           "FILE");
   CLI::Option* shrink_flag =
       fuzz_cmd->add_flag("--shrink", fuzz.shrink, "shrink the first failure (lowest seed) and print its minimal replay");
   add_limits(*fuzz_cmd, fuzz.limits, shrink_flag);
@@ -741,6 +786,7 @@ int cli_main(int argc, char** argv) {
   add_common(*shrink_cmd, shrink.common);
   add_text(*shrink_cmd, shrink.seed, "--seed", cat("the failing ", seed_help.substr(4)), "UINT")->required();
   add_limits(*shrink_cmd, shrink.limits, nullptr);
+  add_text(*shrink_cmd, shrink.save, "--save", save_help + "the minimal case", "FILE");
 
   try {
     app.parse(argc, argv);
@@ -756,7 +802,7 @@ int cli_main(int argc, char** argv) {
     }
     if (list->parsed()) return cmd_list();
     if (run_cmd->parsed()) return cmd_run(program, run);
-    if (replay_cmd->parsed()) return cmd_run(program, replay);
+    if (replay_cmd->parsed()) return cmd_replay(program, *replay_cmd, replay);
     if (fuzz_cmd->parsed()) return cmd_fuzz(program, fuzz);
     if (shrink_cmd->parsed()) return cmd_shrink(program, shrink);
   } catch (const CLI::ParseError& e) {

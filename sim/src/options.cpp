@@ -101,26 +101,33 @@ std::string describe(const options& o) {
   return s;
 }
 
-std::string replay_arguments(const options& o) {
-  std::string s = "--strategy ";
-  s += to_string(o.strategy);
+std::vector<std::pair<std::string, std::string>> replay_flags(const options& o) {
+  std::vector<std::pair<std::string, std::string>> flags;
+  flags.emplace_back("--strategy", to_string(o.strategy));
   if (o.strategy == strategy_kind::pct) {
-    s += " --depth " + std::to_string(o.pct_depth) + " --pct-steps " + std::to_string(o.pct_steps);
+    flags.emplace_back("--depth", std::to_string(o.pct_depth));
+    flags.emplace_back("--pct-steps", std::to_string(o.pct_steps));
   }
-  s += " --step-budget " + std::to_string(o.step_budget) + " --cores " + std::to_string(o.cores);
-  if (o.max_preemptions != options::unbounded) {
-    s += " --preemptions ";
-    s += std::to_string(o.max_preemptions);
-  }
+  flags.emplace_back("--step-budget", std::to_string(o.step_budget));
+  flags.emplace_back("--cores", std::to_string(o.cores));
+  if (o.max_preemptions != options::unbounded) flags.emplace_back("--preemptions", std::to_string(o.max_preemptions));
   for (std::size_t k = 0; k < fault_kinds; ++k) {
     if (o.faults.rate_ppm[k] == 0) continue;
-    s += " --fault ";
-    s += platform::fault_name(static_cast<platform::fault>(k));
-    s += '=';
-    s += probability(o.faults.rate_ppm[k]);
+    flags.emplace_back("--fault", std::string(platform::fault_name(static_cast<platform::fault>(k))) + "=" +
+                                      probability(o.faults.rate_ppm[k]));
   }
-  if (o.swarm) s += " --swarm";
-  for (const auto& [k, v] : o.params) s += " --param " + k + "=" + std::to_string(v);
+  if (o.swarm) flags.emplace_back("--swarm", "");
+  for (const auto& [k, v] : o.params) flags.emplace_back("--param", k + "=" + std::to_string(v));
+  return flags;
+}
+
+std::string replay_arguments(const options& o) {
+  std::string s;
+  for (const auto& [flag, value] : replay_flags(o)) {
+    if (!s.empty()) s += ' ';
+    s += flag;
+    if (!value.empty()) s += ' ' + value;
+  }
   return s;
 }
 

@@ -28,9 +28,8 @@ struct captured {
 
 // The CLI in process, over this binary's scenarios (the test-only known-bad ones included).
 captured cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "weft-sim");
-  const weft::sim::testing::output o = weft::sim::testing::in_process(std::move(args));
-  return {o.status, o.text};
+  const weft::sim::testing::cli_output o = weft::sim::testing::cli(std::move(args));
+  return {o.status, o.out};
 }
 
 std::vector<json> lines_of(const std::string& text) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest-spi.h>
@@ -13,6 +14,7 @@
 #include <weft/weft.hpp>
 
 #include "../../tests/consumer/sim/increments.hpp"
+#include "../src/record.hpp"
 
 namespace {
 
@@ -82,6 +84,27 @@ TEST(check_api, a_failing_seed_is_traced_and_rerun_alone_by_its_reproduction) {
   EXPECT_FALSE(first_line.empty());
   EXPECT_GT(std::filesystem::file_size(r.trace_path), 100u);
 
+  // The replay record sits beside the trace and holds the failing seed and options. Its
+  // scenario is this body, which weft-sim does not have: loading it says how to rerun it.
+  ASSERT_FALSE(r.record_path.empty()) << r.record_error;
+  EXPECT_EQ(r.record_path, r.trace_path.substr(0, r.trace_path.size() - 5) + ".weft-sim.json");
+  EXPECT_NE(message.find("record: " + r.record_path + "\n"), std::string::npos) << message;
+  std::ostringstream text;
+  text << std::ifstream(r.record_path).rdbuf();
+  const weft::sim::record rec = weft::sim::parse_record(text.str(), weft::sim::build_id(), false);
+  EXPECT_EQ(rec.command, "check");
+  EXPECT_EQ(rec.scenario, "check_api.racy");
+  EXPECT_EQ(rec.seed, r.failing_seed);
+  EXPECT_FALSE(rec.passed);
+  EXPECT_EQ(rec.failure, r.failures.front().substr(0, r.failures.front().find('\n')));
+  try {
+    (void)weft::sim::load_record(text.str(), weft::sim::build_id(), false);
+    ADD_FAILURE() << "a check's record named a registered scenario";
+  } catch (const weft::sim::invalid_options& e) {
+    EXPECT_NE(std::string(e.what()).find("a weft::sim::check record: run the test program"), std::string::npos)
+        << e.what();
+  }
+
   // What the reproduction sets: exactly that seed runs, and fails the same way.
   scoped_env replay("WEFT_SIM_SEED", std::to_string(r.failing_seed));
   const check_result again = check({.seeds = 500, .name = "check_api.racy"}, racy);
@@ -91,6 +114,58 @@ TEST(check_api, a_failing_seed_is_traced_and_rerun_alone_by_its_reproduction) {
   EXPECT_EQ(again.failures, r.failures);
   EXPECT_TRUE(again.shrunk.empty()) << "a replay of one seed is not shrunk";
   std::filesystem::remove(r.trace_path);
+  std::filesystem::remove(r.record_path);
+}
+
+// WEFT_SIM_RECORD runs the record's seed with its options, once, and only for the check it names.
+TEST(check_api, a_record_is_replayed_by_the_check_that_wrote_it) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  scoped_env strategy("WEFT_SIM_STRATEGY", std::nullopt);
+  scoped_env dir("WEFT_SIM_TRACE_DIR", ::testing::TempDir());
+  check_options pct{.seeds = 500, .name = "check_api.racy_pct"};
+  pct.sim.strategy = weft::sim::strategy_kind::pct;
+  const check_result r = check(pct, racy);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.record_path.empty()) << r.record_error;
+
+  // The code now asks for the random strategy: the record's options win.
+  scoped_env record("WEFT_SIM_RECORD", r.record_path);
+  const check_result again = check({.seeds = 500, .name = "check_api.racy_pct"}, racy);
+  EXPECT_FALSE(again.passed);
+  EXPECT_EQ(again.seeds_run, 1u);
+  EXPECT_EQ(again.failing_seed, r.failing_seed);
+  EXPECT_EQ(again.failures, r.failures);
+
+  const auto refused = [&](const check_options& o) -> std::string {
+    try {
+      (void)check(o, racy);
+    } catch (const weft::sim::invalid_options& e) {
+      EXPECT_EQ(e.flag(), "WEFT_SIM_RECORD") << e.what();
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refused({.name = "check_api.other"}),
+            "WEFT_SIM_RECORD: '" + r.record_path + "' is a record of 'check_api.racy_pct', not of 'check_api.other'");
+  {
+    scoped_env also("WEFT_SIM_SEED", "3");
+    EXPECT_EQ(refused({.name = "check_api.racy_pct"}),
+              "WEFT_SIM_RECORD: cannot be combined with WEFT_SIM_SEED (the record holds the seed and options)");
+  }
+  std::ostringstream text;
+  text << std::ifstream(r.record_path).rdbuf();
+  auto doc = text.str();
+  const auto at = doc.find(weft::sim::build_id());
+  ASSERT_NE(at, std::string::npos);
+  doc.replace(at, 16, weft::sim::build_id() == "0123456789abcdef" ? "fedcba9876543210" : "0123456789abcdef");
+  const std::string foreign = r.record_path + ".foreign";
+  std::ofstream(foreign) << doc;
+  scoped_env foreign_record("WEFT_SIM_RECORD", foreign);
+  EXPECT_NE(refused({.name = "check_api.racy_pct"}).find("written by build "), std::string::npos);
+  std::filesystem::remove(foreign);
+  std::filesystem::remove(r.trace_path);
+  std::filesystem::remove(r.record_path);
 }
 
 TEST(check_api, the_environment_overrides_seeds_and_strategy) {

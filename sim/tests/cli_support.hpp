@@ -1,19 +1,24 @@
-// cli_support.hpp — running the weft-sim CLI from a test: the built binary (WEFT_SIM_BIN) through
-// the shell, or cli_main in process over the test binary's own scenarios.
+// cli_support.hpp — running the built weft-sim (WEFT_SIM_BIN) from a test through the shell, or
+// the CLI in this process over the scenarios linked into the test binary (the test-only ones too).
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include <weft/sim/scenario.hpp>
 
 namespace weft::sim::testing {
+
+// weft-sim's exit statuses (docs/simulator.md, "Exit status").
+inline constexpr int exit_pass = 0;
+inline constexpr int exit_failed = 1;
+inline constexpr int exit_usage = 2;
+inline constexpr int exit_io = 3;
 
 struct output {
   std::string text;
@@ -41,15 +46,50 @@ inline std::string binary() {
   return path != nullptr ? path : "";
 }
 
-// cli_main in this process (`args` with the program name first), its stdout captured.
-inline output in_process(std::vector<std::string> args) {
+struct cli_output {
+  std::string out;  // stdout
+  std::string err;  // stderr
+  int status = -1;  // cli_main's return: the exit status main() would give
+};
+
+namespace detail {
+inline std::string read_all(FILE* f) {
+  std::string text;
+  std::rewind(f);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  return text;
+}
+}  // namespace detail
+
+// weft::sim::cli_main(args) in this process, its stdout and stderr captured.
+inline cli_output cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "weft-sim");
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  ::testing::internal::CaptureStdout();
-  output out;
-  out.status = weft::sim::cli_main(static_cast<int>(argv.size()), argv.data());
-  out.text = ::testing::internal::GetCapturedStdout();
-  return out;
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  FILE* out_file = std::tmpfile();
+  FILE* err_file = std::tmpfile();
+  if (out_file == nullptr || err_file == nullptr) return {};
+  const int saved_out = ::dup(STDOUT_FILENO);
+  const int saved_err = ::dup(STDERR_FILENO);
+  ::dup2(::fileno(out_file), STDOUT_FILENO);
+  ::dup2(::fileno(err_file), STDERR_FILENO);
+  cli_output r;
+  r.status = weft::sim::cli_main(static_cast<int>(args.size()), argv.data());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::dup2(saved_out, STDOUT_FILENO);
+  ::dup2(saved_err, STDERR_FILENO);
+  ::close(saved_out);
+  ::close(saved_err);
+  r.out = detail::read_all(out_file);
+  r.err = detail::read_all(err_file);
+  return r;
 }
 
 }  // namespace weft::sim::testing

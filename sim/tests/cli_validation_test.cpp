@@ -17,10 +17,7 @@ using weft::sim::testing::binary;
 using weft::sim::testing::output;
 using weft::sim::testing::shell;
 using weft::sim::testing::shell_raw;
-
-constexpr int exit_failed = 1;
-constexpr int exit_usage = 2;
-constexpr int exit_io = 3;
+using namespace weft::sim::testing;  // the exit statuses
 
 struct bad_input {
   const char* args;  // after the binary

@@ -96,3 +96,15 @@ WEFT_SIM_SCENARIO(test_fails_with_knob) (weft::sim::context& sim) {
   if (sim.param("n", 8) >= 5 || sim.seed() == 0) sim.fail("n too large");
 }
 WEFT_SIM_SCENARIO_KNOBS(test_fails_with_knob, {{"n", 3, 10, "a count"}});
+
+// Planted nondeterminism: a count kept in a static survives from run to run, so the second run
+// of a seed yields once more or once less than the first. `--check-determinism` must report it.
+WEFT_SIM_SCENARIO(test_state_leaks_across_runs) (weft::sim::context& sim) {
+  static int runs = 0;  // deliberately not reset per run: this is the bug
+  ++runs;
+  weft::platform::thread other([&] {
+    sim.name_thread("leaky");
+    for (int i = 0; i < 1 + runs % 2; ++i) weft::platform::yield_thread();
+  });
+  other.join();
+}

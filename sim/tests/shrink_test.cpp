@@ -155,8 +155,9 @@ struct captured {
 };
 
 captured cli(std::vector<std::string> args) {
-  const weft::sim::testing::output o = weft::sim::testing::in_process(std::move(args));
-  return {o.status, o.text};
+  args.erase(args.begin());  // the program name: testing::cli supplies it
+  const weft::sim::testing::cli_output o = weft::sim::testing::cli(std::move(args));
+  return {o.status, o.out};
 }
 
 std::string line_value(const std::string& text, const std::string& key) {

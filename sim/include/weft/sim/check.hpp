@@ -6,9 +6,9 @@
 //   if (!r.passed) std::puts(r.message().c_str());
 //
 // check() runs the body as a scenario for a range of seeds and stops at the first that fails. It
-// then shrinks that case (docs/simulator.md, "Shrinking"), writes the failing run's Chrome trace,
-// and reports a one-line reproduction: the same program with WEFT_SIM_SEED set runs exactly that
-// seed again. With GoogleTest, weft/sim/gtest.hpp's WEFT_SIM_TEST(suite, name) wraps all of it
+// then shrinks that case (docs/simulator.md, "Shrinking"), writes the failing run's Chrome trace
+// and replay record, and reports a one-line reproduction: the same program with WEFT_SIM_SEED set
+// runs exactly that seed again (WEFT_SIM_RECORD set to the record, that seed with its options). With GoogleTest, weft/sim/gtest.hpp's WEFT_SIM_TEST(suite, name) wraps all of it
 // and fails the test with that report.
 //
 // The environment overrides the code, so a CI job or a developer steers a test without editing it:
@@ -17,6 +17,9 @@
 //   WEFT_SIM_STRATEGY=NAME  random | pct
 //   WEFT_SIM_TRACE_DIR=DIR  where a failing run's trace goes (an existing directory; default the
 //                           system's temporary directory)
+//   WEFT_SIM_RECORD=FILE    run the seed and options of a record this check wrote, once, unshrunk
+//                           (a record of another check or build is refused; alone, not with the
+//                           three variables above it)
 // A value outside those is an invalid_options naming the variable, thrown before any run.
 #pragma once
 
@@ -56,6 +59,10 @@ struct check_result {
   std::string reproduction;            // "WEFT_SIM_SEED=17 ./my_tests --gtest_filter=suite.name"
   std::string trace_path;              // the failing run's Chrome trace; empty if not written
   std::string trace_error;             // why it was not written
+  // The failing seed's replay record, beside the trace ("<name>-seed-<seed>.weft-sim.json"); empty
+  // if not written. Its scenario is this check's body, which only this program holds.
+  std::string record_path;
+  std::string record_error;            // why it was not written
   std::vector<std::string> shrunk;     // the shrinker's reductions ("tasks 9 -> 4"), if any
   std::string minimal_replay;          // the shrunk case as weft-sim replay arguments
   std::string pct_bound;               // with the pct strategy: the detection bound of the seeds

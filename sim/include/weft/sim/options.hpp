@@ -12,6 +12,8 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <weft/platform/fault.hpp>
 
@@ -98,5 +100,8 @@ options resolve(const options& o, std::uint64_t seed);
 std::string describe(const options& o);
 // The CLI flags that reproduce `o` (without --scenario/--seed).
 std::string replay_arguments(const options& o);
+// The same flags as (flag, value) pairs in that order; a flag that takes no value (--swarm) has
+// an empty one. Replay records (docs/simulator.md, "Replay records") store these texts.
+std::vector<std::pair<std::string, std::string>> replay_flags(const options& o);
 
 }  // namespace weft::sim
