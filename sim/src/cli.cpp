@@ -607,11 +607,37 @@ void print_fuzz_header(const fuzz_flags& f, const seed_range& range, unsigned jo
               f.common.check_determinism ? " check-determinism=on" : "");
 }
 
-// The text report of a finished campaign.
-int report_fuzz(const std::string& program, const fuzz_flags& f, const scenario& sc, const options& o,
-                const campaign& c, std::uint64_t ran, double seconds, unsigned jobs, const shrink_limits& limits,
+// A finished campaign, for its reports.
+struct fuzz_run {
+  const scenario& s;
+  const options& o;
+  const campaign& c;
+  std::uint64_t ran;  // seeds that ran
+  double seconds;     // wall time
+  unsigned jobs;
+};
+
+// The JSON lines of a finished campaign (campaign_report.hpp).
+int report_fuzz_json(const std::string& program, const fuzz_flags& f, const fuzz_run& r) {
+  const seed_range range = to_seed_range(f);
+  const campaign_summary summary{f.common.scenario, replay_arguments(r.o),   range.first(), range.last() - range.first() + 1,
+                                 range.shard(),     range.shards(),         r.ran,         r.c.failures().size(),
+                                 r.ran == range.size()};
+  for (const auto& fl : r.c.failures()) {
+    const campaign_failure failure{fl.seed, fl.why, replay_command(program, f.common.scenario, fl.seed, r.o)};
+    std::printf("%s\n", failure_line(f.common.scenario, failure).c_str());
+  }
+  std::printf("%s\n", summary_line(summary).c_str());
+  return r.c.failures().empty() ? exit_pass : exit_failed;
+}
+
+// The text report of a finished campaign, then the shrink and the record it asks for.
+int report_fuzz(const std::string& program, const fuzz_flags& f, const fuzz_run& r, const shrink_limits& limits,
                 output_file* saving) {
-  const scenario* s = &sc;
+  const scenario* s = &r.s;
+  const options& o = r.o;
+  const campaign& c = r.c;
+  const std::uint64_t ran = r.ran;
   const seed_range range = to_seed_range(f);
   for (const auto& fl : c.failures()) {
     std::printf("fail: seed=%llu: %s\n", static_cast<unsigned long long>(fl.seed), fl.why.c_str());
@@ -622,10 +648,10 @@ int report_fuzz(const std::string& program, const fuzz_flags& f, const scenario&
   }
   const double steps = static_cast<double>(c.steps());
   std::printf("stats: steps=%.0f steps/s=%.0f seeds/s/job=%.0f wall-s=%.3f jobs=%u\n", steps,
-              seconds > 0 ? steps / seconds : 0.0, seconds > 0 ? static_cast<double>(ran) / seconds / jobs : 0.0,
-              seconds, jobs);
+              r.seconds > 0 ? steps / r.seconds : 0.0, r.seconds > 0 ? static_cast<double>(ran) / r.seconds / r.jobs : 0.0,
+              r.seconds, r.jobs);
   std::printf("fuzz: %llu seeds, %zu failures, %.0f seeds/s\n", static_cast<unsigned long long>(ran),
-              c.failures().size(), seconds > 0 ? static_cast<double>(ran) / seconds : 0.0);
+              c.failures().size(), r.seconds > 0 ? static_cast<double>(ran) / r.seconds : 0.0);
   if (o.strategy == strategy_kind::pct) {
     std::printf("%s\n", pct_bound_of(o, c.most_threads(), c.most_steps()).describe(ran).c_str());
   }
@@ -646,15 +672,8 @@ int report_fuzz(const std::string& program, const fuzz_flags& f, const scenario&
   return c.failures().empty() ? exit_pass : exit_failed;
 }
 
-int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
-  options o;
-  const scenario* s = prepare(f.common, o);
-  if (s == nullptr) return exit_usage;
-  const seed_range range = to_seed_range(f);
-  const unsigned jobs = f.jobs.given() ? parse_integer("--jobs", f.jobs.text, 1u, max_jobs) : 1u;
-  const std::uint64_t max_failures =
-      f.max_failures.given() ? parse_integer("--max-failures", f.max_failures.text, std::uint64_t{0}, u64_max) : 100;
-  const shrink_limits limits = to_limits(f.limits);
+// Flags of fuzz that do not go together.
+void check_fuzz_combinations(const fuzz_flags& f) {
   if (f.shrink && f.common.check_determinism) {
     throw invalid_options("--shrink", "cannot be combined with --check-determinism (a divergence has no smaller case)");
   }
@@ -664,6 +683,18 @@ int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
   if (f.save.given() && f.json) {
     throw invalid_options("--save", "cannot be combined with --json (stdout is the JSON lines; save with run --save)");
   }
+}
+
+int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
+  options o;
+  const scenario* s = prepare(f.common, o);
+  if (s == nullptr) return exit_usage;
+  const seed_range range = to_seed_range(f);
+  const unsigned jobs = f.jobs.given() ? parse_integer("--jobs", f.jobs.text, 1u, max_jobs) : 1u;
+  const std::uint64_t max_failures =
+      f.max_failures.given() ? parse_integer("--max-failures", f.max_failures.text, std::uint64_t{0}, u64_max) : 100;
+  const shrink_limits limits = to_limits(f.limits);
+  check_fuzz_combinations(f);
   output_file save;
   if (f.save.given()) save.open("--save", f.save.text);
   if (!f.json) print_fuzz_header(f, range, jobs, o);
@@ -673,25 +704,15 @@ int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
   const auto began = std::chrono::steady_clock::now();  // seam-ok: throughput only, host code; never enters a run
   c.run(jobs);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();  // seam-ok: simulator host code, outside any simulated run
-  const std::uint64_t ran = c.finished();
+  const fuzz_run r{*s, o, c, c.finished(), seconds, jobs};
   if (!c.worker_error().empty()) {
     std::fflush(stdout);
-    std::fprintf(stderr, "weft-sim: fuzz stopped after %llu seeds: %s\n", static_cast<unsigned long long>(ran),
+    std::fprintf(stderr, "weft-sim: fuzz stopped after %llu seeds: %s\n", static_cast<unsigned long long>(r.ran),
                  c.worker_error().c_str());
     return exit_io;
   }
-  if (f.json) {
-    campaign_summary summary{f.common.scenario, replay_arguments(o), range.first(), range.last() - range.first() + 1,
-                             range.shard(), range.shards(), ran, c.failures().size(), ran == range.size()};
-    for (const auto& fl : c.failures()) {
-      std::printf("%s\n", failure_line(f.common.scenario,
-                                         {fl.seed, fl.why, replay_command(program, f.common.scenario, fl.seed, o)})
-                              .c_str());
-    }
-    std::printf("%s\n", summary_line(summary).c_str());
-    return c.failures().empty() ? exit_pass : exit_failed;
-  }
-  return report_fuzz(program, f, *s, o, c, ran, seconds, jobs, limits, f.save.given() ? &save : nullptr);
+  if (f.json) return report_fuzz_json(program, f, r);
+  return report_fuzz(program, f, r, limits, f.save.given() ? &save : nullptr);
 }
 
 struct shrink_flags {
