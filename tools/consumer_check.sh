@@ -114,7 +114,7 @@ fi
 clang++ "${sim_cflags[@]}" "$work/no_scenario.cpp" -o "$work/empty-sim" "${sim_libs[@]}" || fail "sim-empty: does not compile"
 status=0
 "$work/empty-sim" list >"$work/empty.log" 2>&1 || status=$?
-[ "$status" = 2 ] && grep -q "registers no scenario" "$work/empty.log" \
+[ "$status" = 4 ] && grep -q "registers no scenario" "$work/empty.log" \
   || { cat "$work/empty.log" >&2; fail "sim-empty: a binary without scenarios did not refuse (status $status)"; }
 echo "consumer: sim-empty: a binary without scenarios refuses: $(head -n1 "$work/empty.log")"
 

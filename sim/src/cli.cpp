@@ -51,9 +51,18 @@ namespace {
 // Exit statuses (docs/simulator.md lists them).
 constexpr int exit_pass = 0;
 constexpr int exit_failed = 1;  // a run failed, fuzz found a failing seed, shrink had nothing to shrink
-constexpr int exit_usage = 2;   // a bad flag or value, an unknown scenario, an output file that cannot be opened,
-                                // a record that is malformed or from another build
-constexpr int exit_io = 3;      // after the runs: an output file could not be written, a thread not started
+constexpr int exit_usage = 2;             // a bad flag or value (a malformed seed or shard, a range)
+constexpr int exit_io = 3;                // an output file cannot be opened or written, a thread not started
+constexpr int exit_unknown_scenario = 4;  // no scenario of that name, or none registered at all
+constexpr int exit_unknown_knob = 5;      // --param names a knob the scenario does not declare
+constexpr int exit_foreign_record = 6;    // a record from another build, without --force
+constexpr int exit_bad_record = 7;        // a record that cannot be read, or is malformed or out of range
+
+// An output file (--trace, --chrome-trace, --save) that cannot be opened for writing.
+class unwritable_output : public invalid_options {
+ public:
+  using invalid_options::invalid_options;
+};
 
 // `fuzz --jobs`: each job is a host thread plus its simulator thread and their stacks; a larger
 // count is a typo rather than a machine.
@@ -177,7 +186,7 @@ struct output_file {
     path = file;
     if (path.empty()) throw invalid_options(flag, "expected a file path");
     out.open(path, std::ios::out | std::ios::trunc);
-    if (!out) throw invalid_options(flag, cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
+    if (!out) throw unwritable_output(flag, cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
   }
   // exit_pass, or exit_io with a message when the written text did not reach the file.
   int close() {
@@ -405,7 +414,7 @@ int run_case(const std::string& program, const scenario& s, std::uint64_t seed, 
 int cmd_run(const std::string& program, const run_flags& f) {
   options o;
   const scenario* s = prepare(f.common, o);
-  if (s == nullptr) return exit_usage;
+  if (s == nullptr) return exit_unknown_scenario;
   const std::uint64_t seed = parse_integer("--seed", f.seed.text, std::uint64_t{0}, u64_max);
   return run_case(program, *s, seed, o, f, nullptr);
 }
@@ -432,6 +441,8 @@ int cmd_replay(const std::string& program, const CLI::App& sub, const run_flags&
   loaded_record l;
   try {
     l = load_record(read_record_file(f.record), build_id(), f.force);
+  } catch (const foreign_record& e) {
+    throw foreign_record("record", cat("'", one_line(f.record, 256), "': ", refusal_reason(e)));
   } catch (const invalid_options& e) {
     throw invalid_options("record", cat("'", one_line(f.record, 256), "': ", refusal_reason(e)));
   }
@@ -688,7 +699,7 @@ void check_fuzz_combinations(const fuzz_flags& f) {
 int cmd_fuzz(const std::string& program, const fuzz_flags& f) {
   options o;
   const scenario* s = prepare(f.common, o);
-  if (s == nullptr) return exit_usage;
+  if (s == nullptr) return exit_unknown_scenario;
   const seed_range range = to_seed_range(f);
   const unsigned jobs = f.jobs.given() ? parse_integer("--jobs", f.jobs.text, 1u, max_jobs) : 1u;
   const std::uint64_t max_failures =
@@ -725,7 +736,7 @@ struct shrink_flags {
 int cmd_shrink(const std::string& program, const shrink_flags& f) {
   options o;
   const scenario* s = prepare(f.common, o);
-  if (s == nullptr) return exit_usage;
+  if (s == nullptr) return exit_unknown_scenario;
   const std::uint64_t seed = parse_integer("--seed", f.seed.text, std::uint64_t{0}, u64_max);
   const shrink_limits limits = to_limits(f.limits);
   if (f.common.check_determinism) {
@@ -745,10 +756,12 @@ int cli_main(int argc, char** argv) {
   const std::string program = argc > 0 ? argv[0] : "weft-sim";
   CLI::App app{"weft-sim: deterministic simulation of weft programs"};
   app.require_subcommand(1);
-  app.footer("Exit status: 0 pass, 1 a run failed (fuzz: a seed failed; shrink: the seed passes), 2 usage error "
-             "(bad flag or value, unknown scenario, output file cannot be opened, no scenario registered, a record "
-             "that is malformed, of another version or from another build without --force), "
-             "3 an output file could not be written or a worker thread not started.\n"
+  app.footer("Exit status: 0 pass, 1 a run failed (fuzz: a seed failed; shrink: the seed passes), 2 a bad flag or "
+             "value (a malformed seed or shard, a value out of range, flags that do not combine), 3 an output file "
+             "cannot be opened or written, or a worker thread not started, 4 an unknown scenario (or none "
+             "registered), 5 a --param knob the scenario does not declare, 6 a record from another build (without "
+             "--force), 7 a record that cannot be read or is malformed, truncated, of another version or out of "
+             "range; merge: 2 for inputs that are not one campaign's shards.\n"
              "--save FILE (run, fuzz, shrink) writes a replay record: run's whatever the outcome, fuzz's lowest "
              "failing seed (with --shrink its minimal case), shrink's minimal case; with nothing to save no FILE "
              "is left. `replay FILE` runs it (see docs/simulator.md, \"Replay records\").");
@@ -819,7 +832,7 @@ int cli_main(int argc, char** argv) {
                    "weft-sim: this binary registers no scenario: link the object files that define "
                    "WEFT_SIM_SCENARIO into it (from a static library, with -Wl,--whole-archive; see "
                    "docs/simulator.md)\n");
-      return exit_usage;
+      return exit_unknown_scenario;
     }
     if (list->parsed()) return cmd_list();
     if (run_cmd->parsed()) return cmd_run(program, run);
@@ -833,7 +846,10 @@ int cli_main(int argc, char** argv) {
   } catch (const invalid_options& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "weft-sim: %s\n", e.what());
-    return exit_usage;
+    if (dynamic_cast<const foreign_record*>(&e) != nullptr) return exit_foreign_record;
+    if (dynamic_cast<const unknown_knob*>(&e) != nullptr) return exit_unknown_knob;
+    if (dynamic_cast<const unwritable_output*>(&e) != nullptr) return exit_io;
+    return e.flag() == "record" ? exit_bad_record : exit_usage;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "weft-sim: %s\n", e.what());

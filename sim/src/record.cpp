@@ -228,8 +228,8 @@ record parse_record(std::string_view text, const std::string& this_build, bool f
   r.build = string_field(doc, "", "build");
   if (r.build != "unknown" && !is_hex16(r.build)) refuse("field \"build\" is not 16 hex digits");
   if (!force && (r.build != this_build || r.build == "unknown")) {
-    refuse(cat("written by build ", r.build, ", this is build ", this_build,
-               "; replay it with the binary that wrote it, or pass --force"));
+    throw foreign_record("record", cat("written by build ", r.build, ", this is build ", this_build,
+                                       "; replay it with the binary that wrote it, or pass --force"));
   }
   r.command = string_field(doc, "", "command");
   if (r.command != "run" && r.command != "fuzz" && r.command != "shrink" && r.command != "check") {

@@ -30,6 +30,12 @@ inline constexpr std::size_t record_params_max = 1'024;
 // The record, its options and their lists: deeper nesting is refused before it is built.
 inline constexpr std::size_t record_depth_max = 3;
 
+// A record written by another build (weft-sim exits 6 for it; 7 for any other bad record).
+class foreign_record : public invalid_options {
+ public:
+  using invalid_options::invalid_options;
+};
+
 struct record {
   std::string build;         // build_id() of the program that wrote it
   std::string command;       // run | fuzz | shrink | check

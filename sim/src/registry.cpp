@@ -83,7 +83,7 @@ void validate(const scenario& s, const options& o) {
     if (k == nullptr) {
       std::string known;
       for (const auto& declared : s.knobs) known += (known.empty() ? "" : ", ") + declared.name;
-      throw invalid_options("--param", "scenario " + s.name + " has no knob '" + name +
+      throw unknown_knob("--param", "scenario " + s.name + " has no knob '" + name +
                                            "'; accepted: " + (known.empty() ? "none" : known));
     }
     if (value < k->min || value > k->max) {

@@ -94,7 +94,8 @@ TEST(cli, a_replay_writes_the_same_text_and_chrome_traces_with_task_events) {
 TEST(cli, an_unknown_scenario_is_an_error) {
   if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
   const output r = shell(binary() + " run --scenario no_such_thing --seed 1");
-  EXPECT_EQ(r.status, 2) << r.text;
+  EXPECT_EQ(r.status, weft::sim::testing::exit_unknown_scenario) << r.text;
+  EXPECT_NE(r.text.find("no scenario named 'no_such_thing'"), std::string::npos) << r.text;
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ inline constexpr int exit_pass = 0;
 inline constexpr int exit_failed = 1;
 inline constexpr int exit_usage = 2;
 inline constexpr int exit_io = 3;
+inline constexpr int exit_unknown_scenario = 4;
+inline constexpr int exit_unknown_knob = 5;
+inline constexpr int exit_foreign_record = 6;
+inline constexpr int exit_bad_record = 7;
 
 struct output {
   std::string text;

@@ -148,7 +148,7 @@ TEST_F(record_files, a_record_of_another_build_is_refused_naming_both_unless_for
   std::ofstream(foreign) << doc.dump(2);
 
   const output refused = shell_raw(binary() + " replay " + foreign + " 2>&1 >/dev/null");
-  EXPECT_EQ(refused.status, exit_usage) << refused.text;
+  EXPECT_EQ(refused.status, exit_foreign_record) << refused.text;
   EXPECT_EQ(refused.text, "weft-sim: record: '" + foreign + "': written by build " + other + ", this is build " + mine +
                               "; replay it with the binary that wrote it, or pass --force\n");
   const output ran_nothing = shell_raw(binary() + " replay " + foreign + " 2>/dev/null");
@@ -185,20 +185,22 @@ TEST_F(record_files, replay_takes_a_record_or_the_flags_but_not_both) {
   const struct {
     std::string args;
     std::string message;
+    int status;
   } bad[] = {
-      {"replay " + file + " --seed 2", "weft-sim: --seed: cannot be combined with a record FILE"},
-      {"replay " + file + " --cores 2", "weft-sim: --cores: cannot be combined with a record FILE"},
-      {"replay --scenario wake_storm", "weft-sim: --seed: is required (or give a record FILE)"},
-      {"replay --seed 1", "weft-sim: --scenario: is required (or give a record FILE)"},
-      {"replay --scenario wake_storm --seed 1 --force", "weft-sim: --force: applies only to a record FILE"},
+      {"replay " + file + " --seed 2", "weft-sim: --seed: cannot be combined with a record FILE", exit_usage},
+      {"replay " + file + " --cores 2", "weft-sim: --cores: cannot be combined with a record FILE", exit_usage},
+      {"replay --scenario wake_storm", "weft-sim: --seed: is required (or give a record FILE)", exit_usage},
+      {"replay --seed 1", "weft-sim: --scenario: is required (or give a record FILE)", exit_usage},
+      {"replay --scenario wake_storm --seed 1 --force", "weft-sim: --force: applies only to a record FILE", exit_usage},
       {"replay " + path("missing.json"),
-       "weft-sim: record: '" + path("missing.json") + "': cannot open it for reading: No such file or directory"},
-      {"replay /dev/zero", "weft-sim: record: '/dev/zero': larger than 1048576 bytes; not a record"},
-      {"run --scenario wake_storm --seed 1 --save /nonexistent-weft-dir/r.json", "weft-sim: --save: cannot open"},
+       "weft-sim: record: '" + path("missing.json") + "': cannot open it for reading: No such file or directory",
+       exit_bad_record},
+      {"replay /dev/zero", "weft-sim: record: '/dev/zero': larger than 1048576 bytes; not a record", exit_bad_record},
+      {"run --scenario wake_storm --seed 1 --save /nonexistent-weft-dir/r.json", "weft-sim: --save: cannot open", exit_io},
   };
   for (const auto& b : bad) {
     const output err = shell_raw(binary() + " " + b.args + " 2>&1 >/dev/null");
-    EXPECT_EQ(err.status, exit_usage) << b.args << "\n" << err.text;
+    EXPECT_EQ(err.status, b.status) << b.args << "\n" << err.text;
     EXPECT_EQ(err.text.rfind(b.message, 0), 0u) << b.args << "\n" << err.text;
     EXPECT_EQ(std::count(err.text.begin(), err.text.end(), '\n'), 1) << b.args << "\n" << err.text;
   }
@@ -301,9 +303,10 @@ TEST(record_parser, thousands_of_mutated_records_replay_or_fail_in_one_line) {
     if (i % through_the_cli_every == 0) {
       std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
       const cli_output r = cli({"replay", file.string()});
-      ASSERT_TRUE(r.status == exit_pass || r.status == exit_failed || r.status == exit_usage)
+      const bool refused_record = r.status == exit_bad_record || r.status == exit_foreign_record;
+      ASSERT_TRUE(r.status == exit_pass || r.status == exit_failed || refused_record)
           << r.status << "\n" << text << "\n" << r.err;
-      if (r.status == exit_usage) {
+      if (refused_record) {
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << text << "\n" << r.err;
         EXPECT_EQ(r.err.rfind("weft-sim: record: '", 0), 0u) << r.err;
         EXPECT_EQ(r.out, "") << text;

@@ -75,6 +75,13 @@ class invalid_options : public std::invalid_argument {
   std::string flag_;
 };
 
+// A --param naming a knob the scenario does not declare (weft-sim exits 5 for it, 2 for other
+// invalid options).
+class unknown_knob : public invalid_options {
+ public:
+  using invalid_options::invalid_options;
+};
+
 // "--cores: 0 is outside the accepted range [1, 4096]" as an invalid_options.
 template <class T>
 invalid_options out_of_range(const std::string& flag, const std::string& value, T min, T max) {
