@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +17,7 @@
 #include <weft/sim/run.hpp>
 #include <weft/sim/trace.hpp>
 
+#include "option_texts.hpp"
 #include "record.hpp"
 #include "shrink.hpp"
 
@@ -31,18 +31,6 @@ std::optional<std::string> environment(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;
   return std::string(v);
-}
-
-// A whole decimal number in [min, u64_max]; anything else (sign, spaces, overflow) is refused.
-std::uint64_t environment_u64(const char* name, const std::string& text, std::uint64_t min) {
-  std::uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  const auto [at, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || at != end || value < min) {
-    throw invalid_options(name, "'" + text + "' is not a whole number in [" + std::to_string(min) + ", " +
-                                    std::to_string(u64_max) + "]");
-  }
-  return value;
 }
 
 // The check as the environment amends it.
@@ -88,9 +76,9 @@ plan plan_of(const check_options& o) {
     p.exact = true;
     p.sim = rec.opts;
   }
-  if (auto v = environment("WEFT_SIM_SEEDS")) p.seeds = environment_u64("WEFT_SIM_SEEDS", *v, 1);
+  if (auto v = environment("WEFT_SIM_SEEDS")) p.seeds = parse_integer<std::uint64_t>("WEFT_SIM_SEEDS", *v, 1, u64_max);
   if (auto v = environment("WEFT_SIM_SEED")) {
-    p.start = environment_u64("WEFT_SIM_SEED", *v, 0);
+    p.start = parse_integer<std::uint64_t>("WEFT_SIM_SEED", *v, 0, u64_max);
     p.seeds = 1;
     p.exact = true;
   }
