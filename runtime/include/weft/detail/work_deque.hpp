@@ -34,6 +34,9 @@
 // A thief stalled between its head load and its CAS for 2^32 takes could see its CAS succeed
 // against a wrapped head (ABA); 2^32 items go through a worker long after any steal finishes.
 //
+// The Relacy model `work_deque` (docs/models.md) checks that every item is taken exactly once and
+// that a taker sees what was written to the item before its push, with known-bad twins.
+//
 // Steals are best effort: a thief may see a victim empty while the owner pushes, or give up when
 // the victim's head moves. The pool must not rely on a steal to find every item.
 #pragma once
