@@ -61,4 +61,9 @@ void loop_shared::schedule_task(task_header* task) noexcept {
   }
 }
 
+void loop_shared::task_finished(task_header* task) noexcept {
+  WEFT_ASSERT(on_owner_thread() && loop != nullptr);
+  loop->task_finished(task);
+}
+
 }  // namespace weft::detail

@@ -20,7 +20,7 @@ using current_task_slot = platform::thread_slot<task_header, current_task_tag>;
 
 task_header* current_task() noexcept { return current_task_slot::get(); }
 
-task_header::task_header(loop_shared* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept
+task_header::task_header(task_owner* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept
     : runnable(runnable_kind::task_poll),
       id_(id),
       owner_(owner),
@@ -47,7 +47,7 @@ void task_header::schedule_poll_by_value() noexcept { task_harness<task_header>:
 void task_header::request_cancel() noexcept { task_harness<task_header>::request_cancel(*this); }
 
 void task_header::run() {
-  WEFT_ASSERT(owner_->on_owner_thread());  // tasks never migrate
+  WEFT_ASSERT(owner_->polls_here());  // a loop's tasks never leave its thread; a pool's stay in it
   task_harness<task_header>::run(*this);
 }
 
@@ -108,7 +108,7 @@ void task_header::abandon(join_error error) noexcept {
 void task_header::complete(bool from_idle) noexcept { task_harness<task_header>::complete(*this, from_idle); }
 
 void task_header::leave_owner_list() noexcept {
-  if (adopted_) owner_->loop->task_finished(this);
+  if (adopted_) owner_->task_finished(this);
 }
 
 void task_header::drop_unread_output() noexcept {
@@ -124,12 +124,13 @@ void task_header::count_finished() noexcept {
   if (owner_->counter) owner_->counter->finished();
 }
 
-bool on_owner_thread(const loop_shared* owner) noexcept { return owner->on_owner_thread(); }
+bool on_owner_thread(const task_owner* owner) noexcept { return owner->polls_here(); }
 
 event_loop& current_task_loop() {
   if (task_header* t = current_task()) {
-    WEFT_ASSERT(t->owner()->loop != nullptr);
-    return *t->owner()->loop;
+    if (event_loop* loop = t->owner()->home_loop()) return *loop;
+    throw usage_error("this weft task runs on a stealing_pool, which has no timers or I/O: await them on an "
+                      "event loop or runtime worker and hand the result over");
   }
   if (event_loop* loop = event_loop::current()) return *loop;
   throw usage_error("no weft task or event loop is running on this thread");

@@ -88,7 +88,7 @@ concept spawnable = task_factory<std::decay_t<W>> || is_task<std::decay_t<W>>::v
 // The cell of a new task: takes over a task's frame, or keeps a factory for the first poll.
 // Null when there is nothing to run (an empty task<T>).
 template <class W>
-task_cell<spawn_value_t<W>>* make_task_cell(loop_shared* owner, std::uint32_t id, W&& work) {
+task_cell<spawn_value_t<W>>* make_task_cell(task_owner* owner, std::uint32_t id, W&& work) {
   task_cell<spawn_value_t<W>>* cell = nullptr;
   if constexpr (is_task<std::decay_t<W>>::value) {
     if (!work.valid()) return nullptr;
@@ -274,6 +274,7 @@ class event_loop {
     event_loop* previous_;
   };
   friend class detail::task_header;
+  friend class detail::loop_shared;
   friend struct detail::loop_thread_record;
   friend class loop_thread_handle;
 

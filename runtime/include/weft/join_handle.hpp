@@ -24,8 +24,8 @@
 namespace weft {
 
 namespace detail {
-// True when the calling thread is the one that owns (polls) tasks of this loop.
-bool on_owner_thread(const loop_shared* owner) noexcept;
+// True when the calling thread is one that polls tasks of this owner (loop or pool).
+bool on_owner_thread(const task_owner* owner) noexcept;
 }  // namespace detail
 
 template <class T>

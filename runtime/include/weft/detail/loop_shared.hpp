@@ -1,7 +1,7 @@
 // weft/detail/loop_shared.hpp — the part of an event loop that other threads may reach.
 //
-// Reference-counted: the loop holds one reference, and so does every task cell, thread_handle
-// and worker record that names the loop. It outlives the loop itself (a waker held by another
+// Reference-counted (task_owner): the loop holds one reference, and so does every task cell,
+// thread_handle and worker record that names the loop. It outlives the loop itself (a waker held by another
 // thread may still point here after the loop is gone); from then on the inbox is dead and every
 // submission is refused. Nothing here keeps the loop *running*.
 //
@@ -18,6 +18,7 @@
 
 #include <weft/detail/remote_inbox.hpp>
 #include <weft/detail/task_counter.hpp>
+#include <weft/detail/task_owner.hpp>
 #include <weft/platform/driver.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
@@ -32,21 +33,12 @@ namespace weft::detail {
 
 class task_header;
 
-class loop_shared {
+class loop_shared final : public task_owner {
  public:
   loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_sink> sink, std::uint64_t owner_thread,
               const platform::driver_options& driver_options = {});
   loop_shared(const loop_shared&) = delete;
   loop_shared& operator=(const loop_shared&) = delete;
-
-  void ref_inc() noexcept {
-    // relaxed: the caller already holds a reference.
-    refs_.fetch_add(1, std::memory_order_relaxed);
-  }
-  void release() noexcept {
-    // acq_rel: the last owner must see every other owner's writes before deleting.
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-  }
 
   // Any thread. User work, bounded: on refusal the item is destroyed unrun and the reason
   // returned (the first `full` of this loop is also reported to telemetry).
@@ -57,12 +49,17 @@ class loop_shared {
   void submit_internal(runnable* item) noexcept;
   // Any thread. Queues a poll of `task` (the caller transferred a reference): straight onto the
   // microtask queue when called on the owner thread, else through the inbox.
-  void schedule_task(task_header* task) noexcept;
+  void schedule_task(task_header* task) noexcept override;
 
   // Inline: asked on every wake and several times per poll.
   bool on_owner_thread() const noexcept { return platform::current_thread_id() == owner_thread; }
 
-  telemetry_sink& telemetry() const noexcept { return *sink_; }
+  // task_owner: the loop's tasks never leave its thread.
+  bool polls_here() const noexcept override { return on_owner_thread(); }
+  void task_finished(task_header* task) noexcept override;
+  event_loop* home_loop() const noexcept override { return loop; }
+
+  telemetry_sink& telemetry() const noexcept override { return *sink_; }
   const std::shared_ptr<telemetry_sink>& telemetry_ptr() const noexcept { return sink_; }
 
   // Any thread. Pushes user work without disposing of it on refusal (the caller decides).
@@ -70,14 +67,13 @@ class loop_shared {
 
   remote_inbox inbox;
   platform::driver driver;
-  task_counter* counter = nullptr;  // set before the loop is shared; counts its runtime's tasks
   const std::uint64_t owner_thread;
   event_loop* loop = nullptr;  // owner thread only
 
  private:
   ~loop_shared() = default;
+  void last_reference_dropped() noexcept override { delete this; }
 
-  sync::atomic<std::size_t> refs_{1};
   sync::atomic<bool> overflow_reported_{false};
   std::shared_ptr<telemetry_sink> sink_;
 };

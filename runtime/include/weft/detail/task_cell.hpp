@@ -33,7 +33,7 @@ class task_cell : public task_header {
       sizeof(output_cell) <= shared_storage_bytes && alignof(output_cell) <= shared_storage_align;
 
   // The cell takes over the frame of `root` (valid).
-  task_cell(loop_shared* owner, std::uint32_t id, task<T>&& root) noexcept
+  task_cell(task_owner* owner, std::uint32_t id, task<T>&& root) noexcept
       : task_header(owner, id, root.release()) {}
   ~task_cell() override { WEFT_ASSERT(!root()); }
 
@@ -56,7 +56,7 @@ class task_cell : public task_header {
 
  protected:
   // A cell made without a frame (factory_cell) starts with a null root.
-  task_cell(loop_shared* owner, std::uint32_t id) noexcept : task_header(owner, id, nullptr) {}
+  task_cell(task_owner* owner, std::uint32_t id) noexcept : task_header(owner, id, nullptr) {}
 
   bool start_root() noexcept override {
     WEFT_ASSERT(false);  // only a factory_cell starts without a frame
@@ -175,7 +175,7 @@ class factory_cell final : public task_cell<typename std::invoke_result_t<F&>::v
 
  public:
   template <class G>
-  factory_cell(loop_shared* owner, std::uint32_t id, G&& factory) noexcept(std::is_nothrow_constructible_v<F, G&&>)
+  factory_cell(task_owner* owner, std::uint32_t id, G&& factory) noexcept(std::is_nothrow_constructible_v<F, G&&>)
       : task_cell<T>(owner, id), factory_(std::forward<G>(factory)) {
     this->factory_alive_ = true;
   }

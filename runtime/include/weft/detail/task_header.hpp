@@ -9,18 +9,22 @@
 //   state                any thread (atomic; see task_state.hpp)
 //   join_waker_slot      the joiner while join_waker is clear and the task not complete; read-only
 //                        for everyone while join_waker is set; freed with the cell
-//   everything else      the owner loop's thread only (the task never migrates): root frame,
-//                        awaited leaf, resume point, owned-task links
+//   everything else      the thread polling the task: root frame, awaited leaf, resume point.
+//                        A loop's task (owner: loop_shared) is polled only on the loop's thread
+//                        and never migrates; a stealing_pool's task (owner: pool_priority_owner)
+//                        is polled by one pool worker at a time, each poll ordered after the
+//                        previous one by the state word and the queue that carried it
+//   owned-task links     the owner's: the loop's thread, or the pool registry shard's lock
 //
 // The wait point (awaited leaf and resume point) and a small output share one 24-byte storage
 // (`shared_`): the wait point lives from the cell's construction until the output is stored,
 // which happens once, on the owner thread, after the frame is done or destroyed; nothing reads
 // the wait point afterwards. A task_cell whose output does not fit keeps it in a member of its
 // own (task_cell.hpp). This keeps a cell at 104 bytes (docs/benchmarks.md, task_memory).
-// A wake from another thread touches only `state` and then hands the cell to the owner's remote
-// inbox; the owner thread does the poll. The cell is freed by whoever drops the last reference,
-// on any thread, and only after completion (the owned-task list holds a reference until then),
-// so the coroutine frame is always destroyed on the owner thread.
+// A wake from another thread touches only `state` and then hands the cell to its owner (a loop's
+// remote inbox, a pool's injector); a polling thread does the poll. The cell is freed by whoever
+// drops the last reference, on any thread, and only after completion (the owned-task list holds
+// a reference until then), so the coroutine frame is always destroyed by a polling thread.
 #pragma once
 
 #include <coroutine>
@@ -38,7 +42,7 @@
 
 namespace weft::detail {
 
-class loop_shared;
+class task_owner;
 // task_harness.hpp defines these; only task_cell.cpp needs them whole.
 template <class Cell>
 struct task_harness;
@@ -69,7 +73,7 @@ class task_header : public runnable {
 
  public:
   // `root` may be null: the first poll then asks start_root() for it (a factory cell).
-  task_header(loop_shared* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept;
+  task_header(task_owner* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept;
   virtual ~task_header();
 
   // Bytes shared by the wait point and an output that fits (task_cell::output_shares_storage).
@@ -129,7 +133,7 @@ class task_header : public runnable {
     if (state.ref_dec()) delete this;
   }
 
-  loop_shared* owner() const noexcept { return owner_; }
+  task_owner* owner() const noexcept { return owner_; }
   std::uint32_t id() const noexcept { return id_; }
 
   task_state state{task_state::initial_spawned};
@@ -194,7 +198,7 @@ class task_header : public runnable {
   wait_point& wait() noexcept { return *std::launder(reinterpret_cast<wait_point*>(shared_)); }
   void clear_wait() noexcept { wait() = wait_point{}; }
 
-  loop_shared* owner_;
+  task_owner* owner_;
   std::coroutine_handle<> root_;
   alignas(shared_storage_align) std::byte shared_[shared_storage_bytes];
 };
