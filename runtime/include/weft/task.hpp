@@ -25,6 +25,7 @@
 #include <variant>
 
 #include <weft/detail/block_recycler.hpp>
+#include <weft/detail/coop_budget.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/platform/assert.hpp>
 #include <weft/platform/fault.hpp>
@@ -61,7 +62,12 @@ class leaf_awaiter {
   bool await_suspend(std::coroutine_handle<> awaiting) {
     task_header* task = current_task();
     WEFT_ASSERT(task != nullptr);  // leaves are awaited only from inside a polled weft task
-    if (leaf_.poll_ready(task->borrowed_waker())) return false;  // ready now: resume at once
+    if (!coop_budget_take()) {
+      // Budget spent (coop_budget.hpp): the leaf is polled at the task's next turn instead.
+      task->borrowed_waker().wake();
+    } else if (leaf_.poll_ready(task->borrowed_waker())) {
+      return false;  // ready now: resume at once
+    }
     task->suspend_on(leaf_poller{this, &poll_thunk}, awaiting);
     return true;
   }

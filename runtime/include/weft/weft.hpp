@@ -10,9 +10,12 @@
 #include <weft/join_error.hpp>
 #include <weft/join_handle.hpp>
 #include <weft/local_domain.hpp>
+#include <weft/pinned.hpp>
+#include <weft/priority.hpp>
 #include <weft/queue_error.hpp>
 #include <weft/runtime.hpp>
 #include <weft/scheduler.hpp>
+#include <weft/stealing_pool.hpp>
 #include <weft/stop_outcome.hpp>
 #include <weft/task.hpp>
 #include <weft/telemetry.hpp>

@@ -1,0 +1,245 @@
+// weft/detail/pool_core.hpp — the shared heart of a weft::stealing_pool.
+//
+// Queues: per worker and priority a local work_deque (its owner pushes and pops, others steal
+// half); per priority a global pool_injector. A task scheduled on one of the pool's workers goes
+// to that worker's local queue (to the injector, with half the local queue, when it is full); one
+// scheduled from any other thread goes to the injector and wakes at most one parked worker
+// (pool_idle.hpp). Tasks move between workers; a cell's owner is the pool_priority_owner of its
+// priority, so a wake re-queues the task at the priority it was spawned with.
+//
+// Admission and the registry: a spawn holds a task_counter::admission_hold, checks `admitting_`,
+// makes the cell and links it into a registry shard. stop() closes admission, then closes every
+// shard under its lock and requests cancellation of each task in it; a spawn that passed the
+// admission check links under that same lock and, finding the shard closed, is cancelled by
+// itself. So no accepted task escapes a stop, and a drain's zero count means every accepted task
+// finished (task_counter.hpp).
+//
+// Lifetime: the core is freed when the pool handle and all three priority owners (each held by
+// its tasks' cells) have let go of it; workers are joined by stop() before the handle lets go.
+//
+//   field                who touches it
+//   config_, workers_    immutable after start()
+//   worker queues        work_deque's own rules; the rest of a pool_worker: its thread only,
+//                        except the stats counters (written by it, read relaxed by stats())
+//   registry shards      under each shard's lock
+//   admitting_, exit_    any thread (atomics)
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <weft/detail/pool_idle.hpp>
+#include <weft/detail/pool_injector.hpp>
+#include <weft/detail/task_cell.hpp>
+#include <weft/detail/task_counter.hpp>
+#include <weft/detail/task_owner.hpp>
+#include <weft/detail/work_deque.hpp>
+#include <weft/event_loop.hpp>
+#include <weft/join_handle.hpp>
+#include <weft/platform/parker.hpp>
+#include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
+#include <weft/priority.hpp>
+#include <weft/stop_outcome.hpp>
+#include <weft/telemetry.hpp>
+
+namespace weft::detail {
+
+struct pool_config {
+  static constexpr std::size_t workers_max = 8'192;  // as runtime_config::workers_max
+  static constexpr std::uint32_t weight_max = 1'024;  // opportunities per priority per cycle
+  static constexpr std::uint32_t local_burst_max = 1'000'000;
+
+  std::optional<std::size_t> workers;  // unset: platform::hardware_concurrency()
+  std::array<std::uint32_t, priority_count> weights{8, 4, 1};
+  std::uint32_t local_burst = 32;  // local pops in a row before the injector is looked at first
+  bool stats = true;
+  std::shared_ptr<telemetry_sink> telemetry;
+};
+
+// The most runnables a worker moves from an injector to its local queue in one go.
+inline constexpr std::size_t pool_injector_batch_max = 32;
+// Registry shards: spawns on different workers rarely meet on one lock.
+inline constexpr std::size_t pool_registry_shards = 16;
+
+class pool_core;
+
+// One priority level of a pool, as the owner its tasks' cells name.
+class pool_priority_owner final : public task_owner {
+ public:
+  pool_priority_owner() noexcept = default;
+  void bind(pool_core* core, priority p) noexcept {
+    core_ = core;
+    priority_ = p;
+  }
+  priority level() const noexcept { return priority_; }
+
+  void schedule_task(task_header* task) noexcept override;
+  bool polls_here() const noexcept override;
+  void task_finished(task_header* task) noexcept override;
+  event_loop* home_loop() const noexcept override { return nullptr; }
+  telemetry_sink& telemetry() const noexcept override;
+
+ private:
+  void last_reference_dropped() noexcept override;
+
+  pool_core* core_ = nullptr;
+  priority priority_ = priority::normal;
+};
+
+// Cheap counters a worker keeps about itself (relaxed: statistics, no data hangs on them).
+struct pool_worker_counters {
+  sync::atomic<std::uint64_t> polls{0};
+  sync::atomic<std::uint64_t> steals{0};          // successful steal operations
+  sync::atomic<std::uint64_t> stolen{0};          // runnables taken by them
+  sync::atomic<std::uint64_t> injector_batches{0};
+  sync::atomic<std::uint64_t> parks{0};
+  sync::atomic<std::uint64_t> spawned_local{0};   // submissions made on this worker
+
+  void bump(sync::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+    // relaxed: only this worker writes; readers want an estimate.
+    c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+  }
+};
+
+struct pool_worker {
+  pool_worker(pool_core& pool, std::size_t index) noexcept : pool(pool), index(index) {}
+
+  pool_core& pool;
+  const std::size_t index;
+  std::array<work_deque<runnable>, priority_count> local;
+  platform::parker parker;  // a loop thread's: a worker's wakes come in the same rhythm
+  pool_worker_counters counters;
+  platform::thread thread;
+
+  // Thread-only state.
+  std::array<std::int64_t, priority_count> selector_credit{};  // smooth weighted round robin
+  std::uint32_t burst = 0;        // local pops since the injector was last looked at first
+  std::size_t next_victim = 0;    // where the next steal round starts
+  std::uint32_t budget = 0;       // coop_budget of the poll in progress
+  std::uint32_t next_task_id = 0;
+};
+
+// What stats() reads (public snapshot in stealing_pool.hpp).
+struct pool_stats_raw {
+  std::size_t workers = 0;
+  std::size_t parked = 0;
+  std::array<std::size_t, priority_count> local{};
+  std::array<std::size_t, priority_count> injector{};
+  std::uint64_t polls = 0, steals = 0, stolen = 0, injector_batches = 0, parks = 0;
+  std::uint64_t spawned_on_workers = 0, spawned_external = 0, wake_notifications = 0;
+};
+
+class pool_core {
+ public:
+  explicit pool_core(pool_config config);
+  ~pool_core();
+  pool_core(const pool_core&) = delete;
+  pool_core& operator=(const pool_core&) = delete;
+
+  // Starts the workers; on failure stops those started and throws start_error.
+  void start();
+
+  const pool_config& config() const noexcept { return config_; }
+  std::size_t worker_count() const noexcept { return workers_.size(); }
+  telemetry_sink& telemetry() const noexcept { return *config_.telemetry; }
+  task_counter& tasks() noexcept { return tasks_; }
+  pool_priority_owner& owner(priority p) noexcept { return owners_[index_of(p)]; }
+
+  bool admitting() const noexcept {
+    // seq_cst: the load of the store-load pair with close_admission() (task_counter.hpp).
+    return admitting_.load(std::memory_order_seq_cst);
+  }
+  void close_admission() noexcept {
+    // seq_cst: the store of that pair; drain() loads the task count after it.
+    admitting_.store(false, std::memory_order_seq_cst);
+  }
+
+  // The pool worker running on the calling thread, if it is one of ours.
+  pool_worker* current_worker() const noexcept;
+
+  // A spawn: see the head of this file. `work` is a task<T> or a factory of one.
+  template <class W>
+  join_handle<spawn_value_t<W>> spawn(priority p, W&& work) {
+    using T = spawn_value_t<W>;
+    const task_counter::admission_hold hold(tasks_);  // a drain waits for this spawn from here
+    if (!admitting()) return join_handle<T>::rejected(queue_error::closed);
+    pool_worker* here = current_worker();
+    task_cell<T>* cell = make_task_cell(&owner(p), next_task_id(here), std::forward<W>(work));
+    if (cell == nullptr) return join_handle<T>::rejected(queue_error::closed);
+    count_spawn(here);
+    admit(cell, here);
+    return join_handle<T>(cell);
+  }
+
+  // Any thread: queue a poll of `task` at priority `p` (the caller transferred a reference).
+  void schedule(priority p, task_header* task) noexcept;
+
+  // Immediate stop: closes admission and cancels every registered task. Returns how many were
+  // unfinished when cancelled.
+  std::uint64_t cancel_all() noexcept;
+  // Tells the workers to leave once out of work, wakes them all and joins them (not from a
+  // worker). Runnables still queued after that (none after a drain) are discarded.
+  void stop_workers() noexcept;
+  bool workers_stopped() const noexcept { return workers_stopped_; }
+
+  pool_stats_raw stats() const noexcept;
+
+  // Reference counting of the core itself (the handle and the three owners).
+  void core_ref_release() noexcept;
+
+  // A registry shard (public for pool_priority_owner::task_finished).
+  void unregister(task_header* task) noexcept;
+
+ private:
+  struct alignas(64) registry_shard {
+    sync::mutex lock;
+    task_header* head = nullptr;
+    bool closed = false;
+  };
+
+  std::uint32_t next_task_id(pool_worker* here) noexcept;
+  void count_spawn(pool_worker* here) noexcept;
+  // Links the new cell into its shard and queues its first poll (or cancels it: stop won).
+  void admit(task_header* cell, pool_worker* here) noexcept;
+  registry_shard& shard_of(const task_header* task) noexcept {
+    return registry_[task->id() % pool_registry_shards];
+  }
+
+  void worker_main(pool_worker& w) noexcept;
+  runnable* find_work(pool_worker& w) noexcept;
+  runnable* take_at(pool_worker& w, std::size_t level) noexcept;
+  runnable* take_from_injector(pool_worker& w, std::size_t level) noexcept;
+  runnable* steal(pool_worker& w, std::size_t level) noexcept;
+  std::size_t pick_level(pool_worker& w) noexcept;
+  bool any_work_visible() const noexcept;
+  void park(pool_worker& w) noexcept;
+  void run(pool_worker& w, runnable* r) noexcept;
+  void push_local(pool_worker& w, std::size_t level, runnable* r) noexcept;
+  void push_injector(std::size_t level, runnable* r) noexcept;
+  void wake_one() noexcept;
+
+  pool_config config_;
+  std::array<pool_priority_owner, priority_count> owners_;
+  std::array<pool_injector, priority_count> injectors_;
+  std::vector<std::unique_ptr<pool_worker>> workers_;
+  std::unique_ptr<pool_idle> idle_;
+  task_counter tasks_;
+  std::array<registry_shard, pool_registry_shards> registry_;
+  std::int64_t weight_total_ = 0;
+
+  sync::atomic<bool> admitting_{true};
+  sync::atomic<bool> exit_{false};
+  sync::atomic<std::uint64_t> spawned_external_{0};
+  sync::atomic<std::uint64_t> wake_notifications_{0};
+  sync::atomic<std::uint32_t> external_task_ids_{0};
+  sync::atomic<std::size_t> core_refs_{1 + priority_count};  // the handle and the three owners
+  bool workers_stopped_ = false;  // the stopping thread only
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,372 @@
+// pool_core.cpp — a stealing_pool's workers: where they find work, how they park, and how the
+// pool stops (see pool_core.hpp for the queues, admission and lifetime).
+#include <weft/detail/pool_core.hpp>
+
+#include <string>
+#include <system_error>
+
+#include <weft/detail/coop_budget.hpp>
+#include <weft/detail/task_harness.hpp>
+#include <weft/platform/fault.hpp>
+#include <weft/runtime.hpp>
+
+namespace weft::detail {
+
+namespace {
+struct pool_worker_tag;
+using pool_worker_slot = platform::thread_slot<pool_worker, pool_worker_tag>;
+}  // namespace
+
+// --- pool_priority_owner ----------------------------------------------------------------------
+
+void pool_priority_owner::schedule_task(task_header* task) noexcept { core_->schedule(priority_, task); }
+
+bool pool_priority_owner::polls_here() const noexcept {
+  pool_worker* w = pool_worker_slot::get();
+  return w != nullptr && &w->pool == core_;
+}
+
+void pool_priority_owner::task_finished(task_header* task) noexcept { core_->unregister(task); }
+
+telemetry_sink& pool_priority_owner::telemetry() const noexcept { return core_->telemetry(); }
+
+void pool_priority_owner::last_reference_dropped() noexcept { core_->core_ref_release(); }
+
+// --- pool_core: construction and lifetime -----------------------------------------------------
+
+pool_core::pool_core(pool_config config) : config_(std::move(config)) {
+  if (!config_.telemetry) config_.telemetry = noop_telemetry();
+  for (std::size_t p = 0; p < priority_count; ++p) {
+    owners_[p].bind(this, static_cast<priority>(p));
+    owners_[p].counter = &tasks_;
+    weight_total_ += config_.weights[p];
+  }
+  const std::size_t n = *config_.workers;  // set and checked by the builder
+  idle_ = std::make_unique<pool_idle>(n);
+  workers_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) workers_.push_back(std::make_unique<pool_worker>(*this, i));
+}
+
+pool_core::~pool_core() = default;
+
+void pool_core::core_ref_release() noexcept {
+  // acq_rel: the last releaser must see every other holder's writes before deleting.
+  if (core_refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+void pool_core::start() {
+  std::size_t started = 0;
+  std::optional<start_error> failure;
+  for (std::size_t i = 0; i < workers_.size(); ++i) {
+    pool_worker& w = *workers_[i];
+    try {
+      // A refused thread throws std::system_error (the sim flavor injects that refusal itself).
+      w.thread = platform::thread([this, &w] { worker_main(w); });
+      ++started;
+    } catch (const std::system_error& e) {
+      failure.emplace(i, e.what());
+      break;
+    }
+  }
+  if (failure) {
+    close_admission();
+    stop_workers();
+    throw *failure;
+  }
+}
+
+pool_worker* pool_core::current_worker() const noexcept {
+  pool_worker* w = pool_worker_slot::get();
+  return (w != nullptr && &w->pool == this) ? w : nullptr;
+}
+
+// --- spawning and scheduling ------------------------------------------------------------------
+
+std::uint32_t pool_core::next_task_id(pool_worker* here) noexcept {
+  // Ids pick registry shards (id % shards): a worker's spawns stay on its own shards, an outside
+  // thread's spread over all of them. Never 0 (0 means "no id" in traces).
+  if (here != nullptr) {
+    const std::uint32_t k = ++here->next_task_id;
+    const auto n = static_cast<std::uint32_t>(pool_registry_shards);
+    return k * n + static_cast<std::uint32_t>(here->index % pool_registry_shards) + 1;
+  }
+  // relaxed: only the spread matters.
+  return external_task_ids_.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+void pool_core::count_spawn(pool_worker* here) noexcept {
+  if (!config_.stats) return;
+  if (here != nullptr) {
+    here->counters.bump(here->counters.spawned_local);
+  } else {
+    // relaxed: a statistic.
+    spawned_external_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void pool_core::admit(task_header* cell, pool_worker* here) noexcept {
+  (void)here;
+  registry_shard& shard = shard_of(cell);
+  bool cancelled = false;
+  {
+    sync::lock_guard<sync::mutex> hold(shard.lock);
+    cell->owned_prev = nullptr;
+    cell->owned_next = shard.head;
+    if (shard.head) shard.head->owned_prev = cell;
+    shard.head = cell;
+    cell->mark_adopted();
+    cancelled = shard.closed;  // a stop got here first: its sweep has passed this shard
+  }
+  if (cancelled) cell->request_cancel();  // the first poll completes it as cancelled
+  // The first poll: the cell was made `scheduled` with a queue reference (task_state.hpp).
+  schedule(static_cast<const pool_priority_owner*>(cell->owner())->level(), cell);
+}
+
+void pool_core::unregister(task_header* task) noexcept {
+  registry_shard& shard = shard_of(task);
+  sync::lock_guard<sync::mutex> hold(shard.lock);
+  if (task->owned_prev) {
+    task->owned_prev->owned_next = task->owned_next;
+  } else {
+    WEFT_ASSERT(shard.head == task);
+    shard.head = task->owned_next;
+  }
+  if (task->owned_next) task->owned_next->owned_prev = task->owned_prev;
+  task->owned_prev = task->owned_next = nullptr;
+}
+
+void pool_core::schedule(priority p, task_header* task) noexcept {
+  const std::size_t level = index_of(p);
+  if (pool_worker* w = current_worker()) {
+    push_local(*w, level, task);
+  } else {
+    push_injector(level, task);
+  }
+}
+
+void pool_core::push_local(pool_worker& w, std::size_t level, runnable* r) noexcept {
+  if (!w.local[level].push(r)) {
+    // Full: half of it, then this one, go to the injector, where any worker can take them.
+    std::array<runnable*, work_deque_capacity / 2 + 1> half{};
+    const std::size_t n = w.local[level].pop_half(half.data(), half.size());
+    runnable_queue batch;
+    for (std::size_t i = 0; i < n; ++i) batch.push_back(half[i]);
+    batch.push_back(r);
+    injectors_[level].push_batch(batch);
+    wake_one();
+    return;
+  }
+  // A parked worker could steal this; waking one costs the pusher a lock, so only when one is
+  // parked (a stale answer costs parallelism, never progress: the pusher itself runs the work).
+  if (idle_->parked_approx() != 0) wake_one();
+}
+
+void pool_core::push_injector(std::size_t level, runnable* r) noexcept {
+  injectors_[level].push(r);
+  wake_one();
+}
+
+void pool_core::wake_one() noexcept {
+  const std::size_t index = idle_->wake_one();
+  if (index == pool_idle::none) return;
+  if (config_.stats) {
+    // relaxed: a statistic.
+    wake_notifications_.fetch_add(1, std::memory_order_relaxed);
+  }
+  workers_[index]->parker.unpark();
+}
+
+// --- the worker loop --------------------------------------------------------------------------
+
+void pool_core::worker_main(pool_worker& w) noexcept {
+  pool_worker_slot::set(&w);
+  coop_budget_slot::set(&w.budget);
+  w.next_victim = w.index + 1;
+  for (;;) {
+    if (runnable* r = find_work(w)) {
+      run(w, r);
+      continue;
+    }
+    // acquire: pairs with the release store in stop_workers(); everything queued before it was
+    // run or is discarded there.
+    if (exit_.load(std::memory_order_acquire)) break;
+    park(w);
+  }
+  coop_budget_slot::set(nullptr);
+  pool_worker_slot::set(nullptr);
+}
+
+void pool_core::run(pool_worker& w, runnable* r) noexcept {
+  if (config_.stats) w.counters.bump(w.counters.polls);
+  w.budget = coop_budget_per_poll;
+  r->run();
+}
+
+// Smooth weighted round robin: each pick adds every level's weight to its credit and takes the
+// level with the most, which then pays the total. Over weight_total_ picks each level is chosen
+// exactly its weight times, interleaved rather than in runs.
+std::size_t pool_core::pick_level(pool_worker& w) noexcept {
+  std::size_t best = 0;
+  for (std::size_t p = 0; p < priority_count; ++p) {
+    w.selector_credit[p] += config_.weights[p];
+    if (w.selector_credit[p] > w.selector_credit[best]) best = p;
+  }
+  w.selector_credit[best] -= weight_total_;
+  return best;
+}
+
+runnable* pool_core::find_work(pool_worker& w) noexcept {
+  const std::size_t chosen = pick_level(w);
+  if (runnable* r = take_at(w, chosen)) return r;
+  // The chosen level has nothing: any other level's work is better than idling.
+  for (std::size_t p = 0; p < priority_count; ++p) {
+    if (p == chosen) continue;
+    if (runnable* r = take_at(w, p)) return r;
+  }
+  return nullptr;
+}
+
+runnable* pool_core::take_at(pool_worker& w, std::size_t level) noexcept {
+  if (w.burst >= config_.local_burst) {
+    // A long run of local work (say a task that keeps waking itself) must not keep external
+    // submissions waiting: look at the injector first this time.
+    w.burst = 0;
+    if (runnable* r = take_from_injector(w, level)) return r;
+  }
+  if (runnable* r = w.local[level].pop()) {
+    ++w.burst;
+    return r;
+  }
+  w.burst = 0;
+  if (runnable* r = take_from_injector(w, level)) return r;
+  return steal(w, level);
+}
+
+runnable* pool_core::take_from_injector(pool_worker& w, std::size_t level) noexcept {
+  pool_injector& inj = injectors_[level];
+  const std::size_t queued = inj.size();
+  if (queued == 0) return nullptr;
+  // A fair share, so one worker does not hoard what the others could start on.
+  std::size_t want = queued / workers_.size() + 1;
+  if (want > pool_injector_batch_max) want = pool_injector_batch_max;
+  std::array<runnable*, pool_injector_batch_max> batch{};
+  const std::size_t n = inj.pop_batch(batch.data(), want);
+  if (n == 0) return nullptr;
+  if (config_.stats) w.counters.bump(w.counters.injector_batches);
+  for (std::size_t i = 1; i < n; ++i) {
+    if (!w.local[level].push(batch[i])) {
+      // No room (rare: the local queue was nearly full): the rest go back to the injector.
+      runnable_queue rest;
+      for (std::size_t j = i; j < n; ++j) rest.push_back(batch[j]);
+      inj.push_batch(rest);
+      break;
+    }
+  }
+  return batch[0];
+}
+
+runnable* pool_core::steal(pool_worker& w, std::size_t level) noexcept {
+  const std::size_t n = workers_.size();
+  if (n == 1) return nullptr;
+  // Victims in rotation, starting one further each round, so thieves spread over victims.
+  const std::size_t start = w.next_victim++ % n;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t v = (start + k) % n;
+    if (v == w.index) continue;
+    work_deque<runnable>& victim = workers_[v]->local[level];
+    if (victim.empty_approx()) continue;
+    const std::size_t before = w.local[level].size_approx();
+    if (runnable* r = victim.steal_half_into(w.local[level])) {
+      if (config_.stats) {
+        w.counters.bump(w.counters.steals);
+        w.counters.bump(w.counters.stolen, w.local[level].size_approx() - before + 1);
+      }
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+bool pool_core::any_work_visible() const noexcept {
+  for (const pool_injector& inj : injectors_) {
+    if (inj.size() != 0) return true;
+  }
+  for (const auto& other : workers_) {
+    for (const auto& q : other->local) {
+      if (!q.empty_approx()) return true;
+    }
+  }
+  return false;
+}
+
+void pool_core::park(pool_worker& w) noexcept {
+  idle_->announce(w.index);
+  // The re-check (pool_idle.hpp): after announcing, look at every queue and at exit_ once more.
+  // acquire on exit_: as in worker_main.
+  if (any_work_visible() || exit_.load(std::memory_order_acquire)) {
+    (void)idle_->withdraw(w.index);
+    return;
+  }
+  if (config_.stats) w.counters.bump(w.counters.parks);
+  w.parker.park();
+}
+
+// --- stopping ---------------------------------------------------------------------------------
+
+std::uint64_t pool_core::cancel_all() noexcept {
+  close_admission();
+  std::uint64_t cancelled = 0;
+  for (registry_shard& shard : registry_) {
+    sync::lock_guard<sync::mutex> hold(shard.lock);
+    shard.closed = true;
+    for (task_header* t = shard.head; t != nullptr; t = t->owned_next) {
+      // A task on the list has not completed (completion unlinks it under this lock first). One
+      // in the middle of a poll may still finish with its value; it is counted all the same.
+      ++cancelled;
+      t->request_cancel();
+    }
+  }
+  return cancelled;
+}
+
+void pool_core::stop_workers() noexcept {
+  if (workers_stopped_) return;
+  workers_stopped_ = true;
+  // release: pairs with the workers' acquire loads of exit_.
+  exit_.store(true, std::memory_order_release);
+  idle_->wake_all();
+  for (auto& w : workers_) w->parker.unpark();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+  // Nothing is left after a drain; after a start failure, nothing was ever queued.
+  for (auto& inj : injectors_) inj.take_all().discard_all();
+  for (auto& w : workers_) {
+    for (auto& q : w->local) {
+      while (runnable* r = q.pop()) r->discard();
+    }
+  }
+}
+
+pool_stats_raw pool_core::stats() const noexcept {
+  pool_stats_raw s;
+  s.workers = workers_.size();
+  s.parked = idle_->parked_approx();
+  for (std::size_t p = 0; p < priority_count; ++p) s.injector[p] = injectors_[p].size();
+  for (const auto& w : workers_) {
+    for (std::size_t p = 0; p < priority_count; ++p) s.local[p] += w->local[p].size_approx();
+    // relaxed: statistics.
+    s.polls += w->counters.polls.load(std::memory_order_relaxed);
+    s.steals += w->counters.steals.load(std::memory_order_relaxed);
+    s.stolen += w->counters.stolen.load(std::memory_order_relaxed);
+    s.injector_batches += w->counters.injector_batches.load(std::memory_order_relaxed);
+    s.parks += w->counters.parks.load(std::memory_order_relaxed);
+    s.spawned_on_workers += w->counters.spawned_local.load(std::memory_order_relaxed);
+  }
+  // relaxed: statistics.
+  s.spawned_external = spawned_external_.load(std::memory_order_relaxed);
+  s.wake_notifications = wake_notifications_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace weft::detail

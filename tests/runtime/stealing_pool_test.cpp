@@ -1,0 +1,338 @@
+// stealing_pool_test.cpp — weft::stealing_pool: spawning and joining, moving work between
+// workers, priorities, the cooperative budget, shutdown outcomes, stats and knob checks.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "support.hpp"
+
+namespace {
+
+using weft::priority;
+using weft::stealing_pool;
+using weft::task;
+
+stealing_pool make_pool(std::size_t workers) { return stealing_pool::builder().workers(workers).build(); }
+
+task<std::uint64_t> tree_sum(stealing_pool* pool, int depth) {
+  if (depth == 0) co_return 1;
+  auto left = pool->spawn(priority::normal, [pool, depth] { return tree_sum(pool, depth - 1); });
+  auto right = pool->spawn(priority::normal, [pool, depth] { return tree_sum(pool, depth - 1); });
+  const std::uint64_t a = (co_await left).value();
+  const std::uint64_t b = (co_await right).value();
+  co_return a + b;
+}
+
+TEST(StealingPool, SpawnsFactoriesAndTasksAndJoinsTheirValues) {
+  auto pool = make_pool(2);
+  auto a = pool.spawn(priority::high, []() -> task<int> { co_return 7; });
+  auto b = pool.spawn([]() -> task<int> { co_return 8; }());
+  EXPECT_EQ(a.join().value(), 7);
+  EXPECT_EQ(b.join().value(), 8);
+  EXPECT_EQ(pool.block_on([]() -> task<int> { co_return 9; }()), 9);
+  EXPECT_TRUE(std::move(pool).stop().is_complete());
+}
+
+TEST(StealingPool, NestedSpawnsFromWorkersAllComplete) {
+  auto pool = make_pool(2);
+  const int depth = 12;  // 2^12 leaves, 2^13 - 1 tasks
+  auto h = pool.spawn(priority::normal, [&pool] { return tree_sum(&pool, depth); });
+  EXPECT_EQ(h.join().value(), std::uint64_t{1} << depth);
+  const weft::pool_stats s = pool.stats();
+  EXPECT_GE(s.polls, (std::uint64_t{1} << (depth + 1)) - 1);
+  EXPECT_GE(s.spawned_on_workers, (std::uint64_t{1} << (depth + 1)) - 2);
+  EXPECT_EQ(s.spawned_external, 1u);
+  EXPECT_TRUE(std::move(pool).stop().is_complete());
+}
+
+TEST(StealingPool, SpawnBatchKeepsOrderOfHandles) {
+  auto pool = make_pool(2);
+  std::vector<std::function<task<int>()>> works;
+  for (int i = 0; i < 100; ++i) works.emplace_back([i]() -> task<int> { co_return i * 2; });
+  auto handles = pool.spawn_batch(priority::background, works);
+  ASSERT_EQ(handles.size(), 100u);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(handles[static_cast<std::size_t>(i)].join().value(), i * 2);
+}
+
+// A worker that has a queue of local work while another is idle: the idle one steals. Each child
+// waits until two different threads have run children, so without stealing the first child would
+// hold its worker until the deadline and the check fails.
+TEST(StealingPool, AnIdleWorkerStealsFromABusyOne) {
+  auto pool = make_pool(2);
+  std::mutex lock;
+  std::set<std::uint64_t> threads;
+  auto parent = pool.spawn(priority::normal, [&]() -> task<bool> {
+    std::vector<weft::join_handle<bool>> children;
+    for (int i = 0; i < 64; ++i) {
+      children.push_back(pool.spawn(priority::normal, [&]() -> task<bool> {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        {
+          std::lock_guard<std::mutex> hold(lock);
+          threads.insert(weft_test::thread_id());
+        }
+        for (;;) {
+          {
+            std::lock_guard<std::mutex> hold(lock);
+            if (threads.size() >= 2) co_return true;
+          }
+          if (std::chrono::steady_clock::now() > deadline) co_return false;
+          std::this_thread::yield();
+        }
+      }));
+    }
+    bool all = true;
+    for (auto& c : children) all = (co_await c).value() && all;
+    co_return all;
+  });
+  EXPECT_TRUE(parent.join().value());
+  EXPECT_GE(pool.stats().steals, 1u);
+}
+
+// One worker, held busy while work of all three priorities queues up from outside: once released,
+// it picks by weighted opportunity (8:4:1), so high work starts first most often, but background
+// work is not left for last.
+TEST(StealingPool, PrioritiesGetWeightedOpportunities) {
+  auto pool = make_pool(1);
+  weft_test::remote_gate gate;
+  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  std::mutex lock;
+  std::vector<priority> order;
+  std::vector<weft::join_handle<void>> handles;
+  for (priority p : {priority::background, priority::normal, priority::high}) {
+    for (int i = 0; i < 40; ++i) {
+      handles.push_back(pool.spawn(p, [&, p]() -> task<void> {
+        std::lock_guard<std::mutex> hold(lock);
+        order.push_back(p);
+        co_return;
+      }));
+    }
+  }
+  gate.open_and_wake();
+  for (auto& h : handles) ASSERT_TRUE(h.join().has_value());
+  ASSERT_TRUE(blocker.join().has_value());
+  ASSERT_EQ(order.size(), 120u);
+  // The first 26 starts span two selector cycles, 16 high, 8 normal and 2 background, give or
+  // take one where the window meets a cycle's middle.
+  int high = 0, normal = 0, background = 0;
+  for (std::size_t i = 0; i < 26; ++i) {
+    high += order[i] == priority::high;
+    normal += order[i] == priority::normal;
+    background += order[i] == priority::background;
+  }
+  EXPECT_NEAR(high, 16, 1);
+  EXPECT_NEAR(normal, 8, 1);
+  EXPECT_NEAR(background, 2, 1);
+}
+
+TEST(StealingPool, WeightsFromTheBuilderAreHonoured) {
+  auto pool = stealing_pool::builder().workers(1).weights({1, 1, 2}).build();
+  weft_test::remote_gate gate;
+  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  std::vector<priority> order;
+  std::vector<weft::join_handle<void>> handles;
+  for (priority p : {priority::high, priority::normal, priority::background}) {
+    for (int i = 0; i < 20; ++i) {
+      handles.push_back(pool.spawn(p, [&, p]() -> task<void> {
+        order.push_back(p);  // one worker: no two tasks run at once
+        co_return;
+      }));
+    }
+  }
+  gate.open_and_wake();
+  for (auto& h : handles) ASSERT_TRUE(h.join().has_value());
+  int background = 0;
+  for (std::size_t i = 0; i < 12; ++i) background += order[i] == priority::background;
+  EXPECT_NEAR(background, 6, 1);  // 2 of every 4 opportunities
+}
+
+// A leaf that is always ready: awaiting it never suspends by itself.
+struct always_ready {
+  bool poll_ready(const weft::waker&) const noexcept { return true; }
+  void await_resume() const noexcept {}
+};
+
+TEST(StealingPool, TheCooperativeBudgetStopsOneTaskFromKeepingAWorker) {
+  auto pool = make_pool(1);
+  weft_test::remote_gate gate;
+  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  std::atomic<bool> other_ran{false};
+  auto hog = pool.spawn(priority::normal, [&]() -> task<bool> {
+    for (int i = 0; i < 10'000; ++i) co_await always_ready{};
+    co_return other_ran.load();
+  });
+  auto other = pool.spawn(priority::normal, [&]() -> task<void> {
+    other_ran.store(true);
+    co_return;
+  });
+  gate.open_and_wake();
+  EXPECT_TRUE(hog.join().value());  // the other task ran while the hog was still looping
+  ASSERT_TRUE(other.join().has_value());
+  ASSERT_TRUE(blocker.join().has_value());
+}
+
+TEST(StealingPool, YieldNowRequeuesBehindOtherWork) {
+  auto pool = make_pool(1);
+  weft_test::remote_gate gate;
+  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  std::vector<int> order;
+  auto a = pool.spawn(priority::normal, [&]() -> task<void> {
+    order.push_back(1);
+    co_await weft::yield_now();
+    order.push_back(3);
+  });
+  auto b = pool.spawn(priority::normal, [&]() -> task<void> {
+    order.push_back(2);
+    co_return;
+  });
+  gate.open_and_wake();
+  ASSERT_TRUE(a.join().has_value());
+  ASSERT_TRUE(b.join().has_value());
+  ASSERT_TRUE(blocker.join().has_value());
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+}
+
+TEST(StealingPool, JoinErrorsAbortAndDetach) {
+  auto pool = make_pool(2);
+  auto thrower = pool.spawn(priority::normal, []() -> task<int> {
+    throw std::runtime_error("boom");
+    co_return 1;
+  });
+  auto r = thrower.join();
+  ASSERT_FALSE(r.has_value());
+  EXPECT_TRUE(r.error().is_panicked());
+
+  weft_test::remote_gate never;
+  auto waiting = pool.spawn(priority::normal, [&]() -> task<void> { co_await never.wait(); });
+  waiting.abort();
+  auto w = waiting.join();
+  ASSERT_FALSE(w.has_value());
+  EXPECT_EQ(w.error(), weft::join_error::cancelled);
+
+  std::atomic<bool> ran{false};
+  pool.spawn(priority::background, [&]() -> task<void> {
+    ran.store(true);
+    co_return;
+  }).detach();
+  EXPECT_EQ(std::move(pool).stop_graceful().get_kind(), weft::stop_outcome::complete);
+  EXPECT_TRUE(ran.load());
+}
+
+TEST(StealingPool, DrainFinishesAcceptedWorkAndRejectsNewWork) {
+  auto pool = make_pool(2);
+  std::vector<std::unique_ptr<weft_test::remote_gate>> gates;
+  std::atomic<int> finished{0};
+  std::vector<weft::join_handle<void>> handles;
+  for (int i = 0; i < 10; ++i) {
+    gates.push_back(std::make_unique<weft_test::remote_gate>());
+    handles.push_back(pool.spawn(priority::normal, [&finished, g = gates.back().get()]() -> task<void> {
+      co_await g->wait();
+      finished.fetch_add(1);
+    }));
+  }
+  std::thread opener([&] {
+    while (!pool.stop_requested()) std::this_thread::yield();
+    for (auto& g : gates) g->open_and_wake();
+  });
+  EXPECT_EQ(pool.drain(), weft::drain_outcome::drained);
+  opener.join();
+  EXPECT_EQ(finished.load(), 10);
+  auto late = pool.spawn(priority::high, []() -> task<void> { co_return; });
+  auto lr = late.join();
+  ASSERT_FALSE(lr.has_value());
+  EXPECT_EQ(lr.error(), weft::join_error::rejected);
+  EXPECT_TRUE(std::move(pool).stop().is_complete());
+}
+
+TEST(StealingPool, StopCancelsUnfinishedTasksAndCountsThem) {
+  auto pool = make_pool(2);
+  weft_test::remote_gate never;
+  std::vector<weft::join_handle<void>> handles;
+  for (int i = 0; i < 5; ++i) {
+    handles.push_back(pool.spawn(priority::normal, [&]() -> task<void> { co_await never.wait(); }));
+  }
+  while (!never.has_waiter()) std::this_thread::yield();
+  const weft::stop_outcome out = std::move(pool).stop();
+  ASSERT_TRUE(out.is_incomplete()) << weft::to_string(out);
+  EXPECT_EQ(out.counts().tasks_cancelled, 5u);
+  for (auto& h : handles) {
+    auto r = h.join();
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error(), weft::join_error::cancelled);
+  }
+  EXPECT_EQ(std::move(pool).stop(), out);  // later calls repeat it
+}
+
+TEST(StealingPool, StopOnAWorkerReportsTheErrorAndClosesAdmission) {
+  auto pool = make_pool(1);
+  auto h = pool.spawn(priority::normal, [&]() -> task<weft::stop_outcome> {
+    co_return std::move(pool).stop();
+  });
+  const weft::stop_outcome out = h.join().value();
+  ASSERT_TRUE(out.is_error());
+  EXPECT_EQ(out.error_reason(), weft::stop_error::called_from_worker);
+  EXPECT_TRUE(pool.stop_requested());
+  EXPECT_EQ(pool.drain(), weft::drain_outcome::drained);  // off the workers, the pool can wait
+  EXPECT_TRUE(std::move(pool).stop().is_complete());
+}
+
+TEST(StealingPool, BuilderRejectsKnobsOutOfRange) {
+  auto message = [](auto&& build) -> std::string {
+    try {
+      build();
+    } catch (const weft::usage_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(message([] { (void)stealing_pool::builder().workers(0).build(); }).find("workers = 0"), std::string::npos);
+  EXPECT_NE(message([] { (void)stealing_pool::builder().weights({0, 4, 1}).build(); }).find("weights.high = 0"),
+            std::string::npos);
+  EXPECT_NE(message([] { (void)stealing_pool::builder().weights({8, 4, 5000}).build(); })
+                .find("weights.background = 5000"),
+            std::string::npos);
+  EXPECT_NE(message([] { (void)stealing_pool::builder().local_burst(0).build(); }).find("local_burst = 0"),
+            std::string::npos);
+}
+
+TEST(StealingPool, PoolTasksGetUsageErrorsForThreadBoundThings) {
+  auto pool = make_pool(1);
+  weft::pinned<int> mine(5);
+  EXPECT_EQ(*mine, 5);
+  auto touch = pool.spawn(priority::normal, [&]() -> task<int> { co_return *mine; });
+  auto r = touch.join();
+  ASSERT_FALSE(r.has_value());
+  ASSERT_TRUE(r.error().is_panicked());
+  EXPECT_THROW(std::rethrow_exception(r.error().exception()), weft::usage_error);
+
+  auto sleeper = pool.spawn(priority::normal, []() -> task<void> { co_await weft::sleep(std::chrono::milliseconds(1)); });
+  auto s = sleeper.join();
+  ASSERT_FALSE(s.has_value());
+  EXPECT_THROW(std::rethrow_exception(s.error().exception()), weft::usage_error);
+}
+
+// CPU work on the pool, its result handed back to a pinned runtime worker that awaits it.
+TEST(StealingPool, AResultHandsBackToARuntimeWorker) {
+  auto pool = make_pool(2);
+  auto rt = weft::runtime::builder().workers(1).build();
+  auto h = rt.scheduler().spawn_anywhere([&]() -> task<std::uint64_t> {
+    auto on_pool = pool.spawn(priority::high, []() -> task<std::uint64_t> {
+      std::uint64_t s = 0;
+      for (std::uint64_t i = 1; i <= 1000; ++i) s += i;
+      co_return s;
+    });
+    co_return (co_await on_pool).value();
+  });
+  EXPECT_EQ(h.join().value(), 500'500u);
+  EXPECT_TRUE(std::move(rt).stop().is_complete());
+  EXPECT_TRUE(std::move(pool).stop().is_complete());
+}
+
+}  // namespace
