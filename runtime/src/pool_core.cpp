@@ -300,15 +300,16 @@ bool pool_core::any_work_visible() const noexcept {
 }
 
 void pool_core::park(pool_worker& w) noexcept {
-  idle_->announce(w.index);
-  // The re-check (pool_idle.hpp): after announcing, look at every queue and at exit_ once more.
+  // The re-check (pool_idle.hpp) looks at every queue and at exit_ once more.
   // acquire on exit_: as in worker_main.
-  if (any_work_visible() || exit_.load(std::memory_order_acquire)) {
-    (void)idle_->withdraw(w.index);
+  if (!idle_->prepare_park(w.index, [&] { return any_work_visible() || exit_.load(std::memory_order_acquire); })) {
     return;
   }
   if (config_.stats) w.counters.bump(w.counters.parks);
   w.parker.park();
+  // A token left by a wake that raced an earlier re-check ends this park without anyone having
+  // unlisted us: unlist ourselves, so the next announce() starts from unlisted.
+  (void)idle_->withdraw(w.index);
 }
 
 // --- stopping ---------------------------------------------------------------------------------

@@ -22,6 +22,30 @@ using weft::task;
 
 stealing_pool make_pool(std::size_t workers) { return stealing_pool::builder().workers(workers).build(); }
 
+// Keeps one pool worker's thread busy (a task that spins, not one that suspends) from construction
+// until release(), so work queued meanwhile waits and is then picked in the pool's own order.
+class worker_hold {
+ public:
+  explicit worker_hold(stealing_pool& pool)
+      : handle_(pool.spawn(priority::high, [this]() -> task<void> {
+          started_.store(true);
+          while (!released_.load()) std::this_thread::yield();
+          co_return;
+        })) {
+    while (!started_.load()) std::this_thread::yield();
+  }
+  ~worker_hold() {
+    release();
+    (void)handle_.join();
+  }
+  void release() { released_.store(true); }
+
+ private:
+  std::atomic<bool> started_{false};
+  std::atomic<bool> released_{false};
+  weft::join_handle<void> handle_;
+};
+
 task<std::uint64_t> tree_sum(stealing_pool* pool, int depth) {
   if (depth == 0) co_return 1;
   auto left = pool->spawn(priority::normal, [pool, depth] { return tree_sum(pool, depth - 1); });
@@ -101,8 +125,7 @@ TEST(StealingPool, AnIdleWorkerStealsFromABusyOne) {
 // work is not left for last.
 TEST(StealingPool, PrioritiesGetWeightedOpportunities) {
   auto pool = make_pool(1);
-  weft_test::remote_gate gate;
-  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  worker_hold hold(pool);  // the only worker is busy until hold.release()
   std::mutex lock;
   std::vector<priority> order;
   std::vector<weft::join_handle<void>> handles;
@@ -115,9 +138,8 @@ TEST(StealingPool, PrioritiesGetWeightedOpportunities) {
       }));
     }
   }
-  gate.open_and_wake();
+  hold.release();
   for (auto& h : handles) ASSERT_TRUE(h.join().has_value());
-  ASSERT_TRUE(blocker.join().has_value());
   ASSERT_EQ(order.size(), 120u);
   // The first 26 starts span two selector cycles, 16 high, 8 normal and 2 background, give or
   // take one where the window meets a cycle's middle.
@@ -134,8 +156,7 @@ TEST(StealingPool, PrioritiesGetWeightedOpportunities) {
 
 TEST(StealingPool, WeightsFromTheBuilderAreHonoured) {
   auto pool = stealing_pool::builder().workers(1).weights({1, 1, 2}).build();
-  weft_test::remote_gate gate;
-  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  worker_hold hold(pool);  // the only worker is busy until hold.release()
   std::vector<priority> order;
   std::vector<weft::join_handle<void>> handles;
   for (priority p : {priority::high, priority::normal, priority::background}) {
@@ -146,7 +167,7 @@ TEST(StealingPool, WeightsFromTheBuilderAreHonoured) {
       }));
     }
   }
-  gate.open_and_wake();
+  hold.release();
   for (auto& h : handles) ASSERT_TRUE(h.join().has_value());
   int background = 0;
   for (std::size_t i = 0; i < 12; ++i) background += order[i] == priority::background;
@@ -161,8 +182,7 @@ struct always_ready {
 
 TEST(StealingPool, TheCooperativeBudgetStopsOneTaskFromKeepingAWorker) {
   auto pool = make_pool(1);
-  weft_test::remote_gate gate;
-  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  worker_hold hold(pool);  // the only worker is busy until hold.release()
   std::atomic<bool> other_ran{false};
   auto hog = pool.spawn(priority::normal, [&]() -> task<bool> {
     for (int i = 0; i < 10'000; ++i) co_await always_ready{};
@@ -172,16 +192,14 @@ TEST(StealingPool, TheCooperativeBudgetStopsOneTaskFromKeepingAWorker) {
     other_ran.store(true);
     co_return;
   });
-  gate.open_and_wake();
+  hold.release();
   EXPECT_TRUE(hog.join().value());  // the other task ran while the hog was still looping
   ASSERT_TRUE(other.join().has_value());
-  ASSERT_TRUE(blocker.join().has_value());
 }
 
 TEST(StealingPool, YieldNowRequeuesBehindOtherWork) {
   auto pool = make_pool(1);
-  weft_test::remote_gate gate;
-  auto blocker = pool.spawn(priority::normal, [&]() -> task<void> { co_await gate.wait(); });
+  worker_hold hold(pool);  // the only worker is busy until hold.release()
   std::vector<int> order;
   auto a = pool.spawn(priority::normal, [&]() -> task<void> {
     order.push_back(1);
@@ -192,10 +210,9 @@ TEST(StealingPool, YieldNowRequeuesBehindOtherWork) {
     order.push_back(2);
     co_return;
   });
-  gate.open_and_wake();
+  hold.release();
   ASSERT_TRUE(a.join().has_value());
   ASSERT_TRUE(b.join().has_value());
-  ASSERT_TRUE(blocker.join().has_value());
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
 }
 

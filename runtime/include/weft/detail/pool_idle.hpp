@@ -14,7 +14,8 @@
 //     submission wakes at most one worker;
 //   * a listed worker is parked or about to re-check; withdraw() unlists it if it found work
 //     itself (a concurrent wake_one() may have unlisted it first: its token then makes one later
-//     park() return at once, which costs a loop, not a wake-up);
+//     park() return at once, which costs a loop, not a wake-up). A worker whose park() returned
+//     withdraws too, since that early return leaves it listed;
 //   * wake_all() (shutdown) unlists everyone.
 //
 //   field      who touches it
@@ -41,7 +42,21 @@ class pool_idle {
   pool_idle(const pool_idle&) = delete;
   pool_idle& operator=(const pool_idle&) = delete;
 
-  // Worker `index`, out of work: list it as parked. It must re-check every queue afterwards.
+  // Worker `index`, out of work: lists it as parked, then re-checks (`work_visible()`: every
+  // queue, and whatever else would end the wait). True: the caller parks now. False: the re-check
+  // found something, and the worker is unlisted again (or a waker already unlisted it).
+  template <class WorkVisible>
+  bool prepare_park(std::size_t index, WorkVisible&& work_visible) {
+    announce(index);
+    if (work_visible()) {
+      (void)withdraw(index);
+      return false;
+    }
+    return true;
+  }
+
+  // The two halves of prepare_park(). announce() lists the worker; the caller must re-check
+  // every queue afterwards.
   void announce(std::size_t index) {
     sync::lock_guard<sync::mutex> hold(lock_);
     WEFT_ASSERT(!listed_[index]);
