@@ -117,7 +117,12 @@ void pool_core::admit(task_header* cell, pool_worker* here) noexcept {
     cell->mark_adopted();
     cancelled = shard.closed;  // a stop got here first: its sweep has passed this shard
   }
-  if (cancelled) cell->request_cancel();  // the first poll completes it as cancelled
+  if (cancelled) {
+    // relaxed: read by stop() only after the task count fell to zero, which this spawn's
+    // admission hold keeps above zero until after this increment (task_counter's release/acquire).
+    cancelled_at_admission_.fetch_add(1, std::memory_order_relaxed);
+    cell->request_cancel();  // the first poll completes it as cancelled
+  }
   // The first poll: the cell was made `scheduled` with a queue reference (task_state.hpp).
   schedule(static_cast<const pool_priority_owner*>(cell->owner())->level(), cell);
 }

@@ -121,6 +121,7 @@ stop_outcome stealing_pool::stop() && {
   stop_counts counts;
   counts.tasks_cancelled = core_->cancel_all();
   core_->tasks().wait_idle(std::nullopt);
+  counts.tasks_cancelled += core_->cancelled_at_admission();
   core_->stop_workers();
   stopped_ = stop_outcome::from_counts(counts);
   return *stopped_;

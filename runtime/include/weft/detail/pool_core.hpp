@@ -183,6 +183,12 @@ class pool_core {
   // Immediate stop: closes admission and cancels every registered task. Returns how many were
   // unfinished when cancelled.
   std::uint64_t cancel_all() noexcept;
+  // Spawns that passed admission but reached their registry shard after cancel_all() closed it,
+  // and so cancelled themselves. Exact once the task count is zero.
+  std::uint64_t cancelled_at_admission() const noexcept {
+    // relaxed: see admit().
+    return cancelled_at_admission_.load(std::memory_order_relaxed);
+  }
   // Tells the workers to leave once out of work, wakes them all and joins them (not from a
   // worker). Runnables still queued after that (none after a drain) are discarded.
   void stop_workers() noexcept;
@@ -238,6 +244,7 @@ class pool_core {
   sync::atomic<std::uint64_t> spawned_external_{0};
   sync::atomic<std::uint64_t> wake_notifications_{0};
   sync::atomic<std::uint32_t> external_task_ids_{0};
+  sync::atomic<std::uint64_t> cancelled_at_admission_{0};
   sync::atomic<std::size_t> core_refs_{1 + priority_count};  // the handle and the three owners
   bool workers_stopped_ = false;  // the stopping thread only
 };
