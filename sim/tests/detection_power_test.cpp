@@ -210,3 +210,15 @@ TEST(detection_power, a_read_that_overtakes_the_read_in_flight_is_found_by_io_ca
 }
 
 }  // namespace
+TEST(detection_power, a_pool_selector_that_never_chooses_background_is_found_by_the_priority_share_oracle) {
+  expect_found("pool_selector_skips_background");
+}
+TEST(detection_power, a_pool_overflow_that_drops_the_task_deadlocks_steal_imbalance) {
+  expect_found("pool_overflow_drops_task");
+}
+TEST(detection_power, a_pool_park_without_its_queue_recheck_strands_a_submission_in_idle_wake) {
+  expect_found("pool_park_skips_recheck");
+}
+TEST(detection_power, a_pool_stop_that_cancels_nothing_deadlocks_pool_shutdown) {
+  expect_found("pool_stop_skips_cancel");
+}

@@ -8,7 +8,8 @@
 //     finished (the scenario reports stranded() for those that are not);
 //   * no poll after completion: once a task's body finished, its probes are never polled again;
 //   * tasks never change worker: every resume happens on the thread the task first ran on
-//     (platform::current_thread_id(), a fiber id in the simulator).
+//     (platform::current_thread_id(), a fiber id in the simulator) — unless the scenario allows
+//     moves (allow_moves: a stealing_pool's tasks may run each poll on another worker).
 // A checker only (see submissions.hpp for why its state is plain data). Violations are reported
 // as they happen (worker changes, polls after completion) or by check() at the end.
 #pragma once
@@ -72,7 +73,7 @@ class task_ledger {
   void resumed(std::uint64_t id, std::uint64_t thread) {
     auto& e = entries_[id];
     if (e.finished > 0) fail(id, "resumed after it finished (a poll after completion)");
-    if (e.starts > 0 && thread != e.thread) {
+    if (!moves_allowed_ && e.starts > 0 && thread != e.thread) {
       fail(id, "changed worker: started on thread " + std::to_string(e.thread) + ", resumed on thread " +
                    std::to_string(thread));
     }
@@ -107,6 +108,8 @@ class task_ledger {
 
   // Panicked outcomes are legitimate only when the scenario allows them (injected exceptions).
   void allow_panics(bool allowed) noexcept { panics_allowed_ = allowed; }
+  // Tasks of a stealing_pool may resume on another worker than they started on.
+  void allow_moves(bool allowed) noexcept { moves_allowed_ = allowed; }
 
   // Call at the end, after every handle was joined. Returns true when nothing was violated.
   bool check() {
@@ -176,6 +179,7 @@ class task_ledger {
   std::map<std::uint64_t, entry> entries_;  // ordered: reports come out in id order
   std::uint64_t violations_ = 0;
   bool panics_allowed_ = false;
+  bool moves_allowed_ = false;
 };
 
 }  // namespace weft::sim::oracles
