@@ -9,8 +9,9 @@
 #   1. build (real + sim + model flavors), then the real flavor's unit tests, examples and tools;
 #   2. the real flavor under ThreadSanitizer;
 #   3. the real flavor under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   4. consumers of the installed library: pkg-config, clang and clang+ASan, a simulator of a
-#      user's own scenarios (command line and CMake), g++ 12 refused (tools/consumer_check.sh);
+#   4. consumers of the installed library (installed from stage 1's build): pkg-config, clang and
+#      clang+ASan, a simulator of a user's own scenarios (command line and CMake), g++ 12 refused
+#      (tools/consumer_check.sh);
 #   5. the Relacy models (production primitives and their known-bad twins);
 #   6. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
 #   7. the rapidcheck properties over the simulator;
@@ -103,7 +104,8 @@ present() {  # present DIR SUITE: true when the build defines tests in that suit
 real_suites=(runtime io examples tools)
 
 main_build_and_unit() {
-  build "$out/main" -Dflavors=real,sim,model || return 1
+  # Its install prefix is where stage 4 installs from it (tools/consumer_check.sh --from-build).
+  build "$out/main" -Dflavors=real,sim,model --prefix "$out/consumer/prefix" || return 1
   local s=("${real_suites[@]}")
   present "$out/main" bench && s+=(bench)
   suites "$out/main" "${s[@]}"
@@ -128,7 +130,7 @@ sim_run() {
 
 # The consumer stage counts as one test in the closing line (it is not a meson test).
 consumer_stage() {
-  if "$root/tools/consumer_check.sh" "$out/consumer"; then
+  if "$root/tools/consumer_check.sh" "$out/consumer" --from-build "$out/main"; then
     echo "1 0 0" >> "$tally"
   else
     echo "0 1 0" >> "$tally"

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# tools/consumer_check.sh OUT_DIR — builds against weft the way a user does: installs the real and
-# sim flavors into OUT_DIR/prefix, then, outside the source tree and with nothing but pkg-config:
+# tools/consumer_check.sh OUT_DIR [--from-build DIR] — builds against weft the way a user does:
+# installs the real and sim flavors into OUT_DIR/prefix (built in OUT_DIR/build, or installed from
+# the existing build DIR, which must have been configured with --prefix OUT_DIR/prefix and the
+# real and sim flavors: check.sh's main build is, so this stage compiles nothing of weft twice),
+# then, outside the source tree and with nothing but pkg-config:
 #   * compiles tests/consumer/temporary_leaf_consumer.cpp (`pkg-config weft`) and runs it, with
 #     clang and with clang + ASan;
 #   * builds a simulator of the user's own scenarios (docs/examples/sim_user_scenario.cpp and
@@ -15,7 +18,14 @@
 # Prints one "consumer: ..." line per check; exits non-zero at the first failure.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:?usage: consumer_check.sh OUT_DIR}
+usage="usage: consumer_check.sh OUT_DIR [--from-build DIR]"
+out=${1:?$usage}
+from_build=""
+case "${2:-}" in
+  "") ;;
+  --from-build) from_build=${3:?$usage} ;;
+  *) echo "consumer: unknown argument '$2' ($usage)" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 . "$root/tools/toolchain.sh"
@@ -23,12 +33,19 @@ out=$(cd "$out" && pwd)
 fail() { echo "consumer: FAILED: $*" >&2; exit 1; }
 
 build="$out/build" prefix="$out/prefix"
-if [ -f "$build/build.ninja" ]; then
+if [ -n "$from_build" ]; then
+  [ -f "$from_build/build.ninja" ] || fail "--from-build $from_build: not a configured build directory"
+  build=$(cd "$from_build" && pwd)
+  configured_prefix=$(meson introspect --buildoptions "$build" |
+    python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
+  [ "$configured_prefix" = "$prefix" ] || fail "--from-build $build: its prefix is $configured_prefix, not $prefix"
+elif [ -f "$build/build.ninja" ]; then
   meson setup --reconfigure "$build" "$root" --prefix "$prefix" -Dflavors=real,sim -Dtests=false -Dexamples=false >/dev/null
+  ninja -C "$build" >/dev/null
 else
   meson setup "$build" "$root" --prefix "$prefix" -Dflavors=real,sim -Dtests=false -Dexamples=false >/dev/null
+  ninja -C "$build" >/dev/null
 fi
-ninja -C "$build" >/dev/null
 rm -rf "$prefix"
 meson install -C "$build" --no-rebuild --quiet >/dev/null
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig:$prefix/lib/$(gcc -print-multiarch 2>/dev/null || true)/pkgconfig"

@@ -3,7 +3,9 @@
 # missing, and any further packages named (tools/bench/compare.sh adds the benchmark peers').
 # Needs root to install; without root it only reports what is missing.
 set -euo pipefail
-packages=(meson ninja-build clang g++ pkg-config libgtest-dev liburing-dev libboost-fiber-dev
+# ccache: stages that compile a unit stage 1 already compiled (the mutation campaign's copy of the
+# tree, say) take it from the cache (tools/toolchain.sh).
+packages=(meson ninja-build ccache clang g++ pkg-config libgtest-dev liburing-dev libboost-fiber-dev
           librapidcheck-dev relacy-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev cmake "$@")
 missing=()
 for p in "${packages[@]}"; do
