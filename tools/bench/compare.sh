@@ -184,6 +184,20 @@ run_echo() {
   return "$status"
 }
 
+# Runs scenario $1 once for each runtime named after it, the order rotated by the round number $r.
+run_scenario() {
+  local s=$1 k rt
+  shift
+  local rts=("$@")
+  for ((k = 0; k < ${#rts[@]}; k++)); do
+    rt=${rts[$(( (k + r) % ${#rts[@]} ))]}
+    if ! timeout 120 "${program[$rt]}" --scenario "$s" --scale "$scale" >>"$raw" 2>>"$err"; then
+      log "$rt $s failed or timed out (see $err)"
+      failures=$((failures + 1))
+    fi
+  done
+}
+
 # ---- 3. interleaved runs ---------------------------------------------------------------------
 mkdir -p "$out"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -206,28 +220,12 @@ for ((r = 0; r < rounds; r++)); do
   fi
   round_start=$(date +%s)
   log "round $((r + 1))/$rounds"
-  for s in "${pool_scenarios[@]}"; do
-    for ((k = 0; k < ${#pool_runtimes[@]}; k++)); do
-      rt=${pool_runtimes[$(( (k + r) % ${#pool_runtimes[@]} ))]}
-      if ! timeout 120 "${program[$rt]}" --scenario "$s" --scale "$scale" >>"$raw" 2>>"$err"; then
-        log "$rt $s failed or timed out (see $err)"
-        failures=$((failures + 1))
-      fi
-    done
-  done
+  for s in "${pool_scenarios[@]}"; do run_scenario "$s" "${pool_runtimes[@]}"; done
   if [ "$only" = pool ]; then
     round_s=$(( $(date +%s) - round_start ))
     continue
   fi
-  for s in "${scenarios[@]}"; do
-    for ((k = 0; k < ${#runtimes[@]}; k++)); do
-      rt=${runtimes[$(( (k + r) % ${#runtimes[@]} ))]}
-      if ! timeout 120 "${program[$rt]}" --scenario "$s" --scale "$scale" >>"$raw" 2>>"$err"; then
-        log "$rt $s failed or timed out (see $err)"
-        failures=$((failures + 1))
-      fi
-    done
-  done
+  for s in "${scenarios[@]}"; do run_scenario "$s" "${runtimes[@]}"; done
   for load in "${echo_loads[@]}"; do
     for ((k = 0; k < ${#echo_runtimes[@]}; k++)); do
       rt=${echo_runtimes[$(( (k + r) % ${#echo_runtimes[@]} ))]}

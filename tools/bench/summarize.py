@@ -138,10 +138,10 @@ def target_cells(fig, med, targets):
     return "weft ≤ %.3g" % bound, "met" if w <= bound else "MISSED"
 
 
-def main(argv):
-    values, units = load(argv[0])
-    med = {k: statistics.median(v) for k, v in values.items()}
-    rounds = {k: len(v) for k, v in values.items()}
+def main_table(med, rounds, units):
+    """The runtime scenarios' table (none when only the pool's scenarios ran)."""
+    if not any((fig, r) in med for fig in FIGURES for r in RUNTIMES):
+        return
     print_head(RUNTIMES)
     for fig in FIGURES:
         if not any((fig, r) in med for r in RUNTIMES):
@@ -161,6 +161,13 @@ def main(argv):
     print("ping_pong_local: the same exchange with no message crossing threads, in every runtime: one")
     print("worker (tokio: a one-worker runtime; async-executor: one executor, one thread; Asio: one")
     print("io_context, one thread) runs both tasks.")
+
+
+def main(argv):
+    values, units = load(argv[0])
+    med = {k: statistics.median(v) for k, v in values.items()}
+    rounds = {k: len(v) for k, v in values.items()}
+    main_table(med, rounds, units)
     one_runtime_table(med, rounds, units, MACHINE_FIGURES, "machine", "machine figure", "measured", [
         "ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a",
         "round trip between two cores costs on this machine.",
