@@ -232,17 +232,18 @@ runnable* pool_core::find_work(pool_worker& w) noexcept {
 }
 
 runnable* pool_core::take_at(pool_worker& w, std::size_t level) noexcept {
-  if (w.burst >= config_.local_burst) {
+  std::uint32_t& burst = w.burst[level];
+  if (burst >= config_.local_burst) {
     // A long run of local work (say a task that keeps waking itself) must not keep external
-    // submissions waiting: look at the injector first this time.
-    w.burst = 0;
+    // submissions of its level waiting: look at that level's injector first this time.
+    burst = 0;
     if (runnable* r = take_from_injector(w, level)) return r;
   }
   if (runnable* r = w.local[level].pop()) {
-    ++w.burst;
+    ++burst;
     return r;
   }
-  w.burst = 0;
+  burst = 0;
   if (runnable* r = take_from_injector(w, level)) return r;
   return steal(w, level);
 }

@@ -197,6 +197,35 @@ TEST(StealingPool, TheCooperativeBudgetStopsOneTaskFromKeepingAWorker) {
   ASSERT_TRUE(other.join().has_value());
 }
 
+// A task that keeps re-queuing itself on its worker (yield_now: the local queue) must not keep a
+// task submitted from outside at its priority waiting: after local_burst local pops in a row the
+// worker looks at the injector first, also while the other priorities have nothing queued.
+TEST(StealingPool, ALocalBurstLetsExternalWorkInAtEveryPriority) {
+  constexpr int yields_max = 10'000;  // yields after the submission: far more than local_burst (32)
+  for (priority p : {priority::high, priority::normal, priority::background}) {
+    auto pool = make_pool(1);
+    std::atomic<bool> started{false};
+    std::atomic<bool> submitted{false};
+    std::atomic<bool> outside_ran{false};
+    auto spinner = pool.spawn(p, [&]() -> task<bool> {
+      started.store(true);
+      // Counts only the yields after the outside task was queued, however late that happens.
+      for (int after = 0; after < yields_max && !outside_ran.load(); after += submitted.load() ? 1 : 0) {
+        co_await weft::yield_now();
+      }
+      co_return outside_ran.load();
+    });
+    while (!started.load()) std::this_thread::yield();
+    auto outside = pool.spawn(p, [&]() -> task<void> {
+      outside_ran.store(true);
+      co_return;
+    });
+    submitted.store(true);
+    EXPECT_TRUE(spinner.join().value()) << "priority " << weft::to_string(p);
+    ASSERT_TRUE(outside.join().has_value());
+  }
+}
+
 TEST(StealingPool, YieldNowRequeuesBehindOtherWork) {
   auto pool = make_pool(1);
   worker_hold hold(pool);  // the only worker is busy until hold.release()

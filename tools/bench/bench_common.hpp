@@ -28,14 +28,21 @@ namespace bench {
 
 inline constexpr const char* scenario_names[] = {"spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong",
                                                  "timers_100k",  "cpu_scaling",     "task_memory"};
+// The work-stealing pool's scenarios: weft's stealing_pool against tokio and async-executor only
+// (Asio has no pool of that kind here), so only the programs that run them accept their names.
+inline constexpr const char* pool_scenario_names[] = {"pool_spawn_join_1024", "pool_yield_storm", "pool_nested_spawn",
+                                                      "steal_imbalance",      "external_producers", "priority_latency"};
 
 // The ~50 us integer-hash kernel of cpu_scaling (~5.6 ns per iteration on the reference machine).
 // The Rust peers use the same constants and count (peers/common/bench_common.rs).
 inline constexpr std::uint64_t kernel_iterations = 9'000;
 
-inline std::uint64_t kernel(std::uint64_t seed) noexcept {
+// steal_imbalance's and priority_latency's shorter busy loop: ~20 us (the same in the Rust peers).
+inline constexpr std::uint64_t short_kernel_iterations = 3'600;
+
+inline std::uint64_t kernel(std::uint64_t seed, std::uint64_t iterations = kernel_iterations) noexcept {
   std::uint64_t x = seed;
-  for (std::uint64_t i = 0; i < kernel_iterations; ++i) {
+  for (std::uint64_t i = 0; i < iterations; ++i) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 33;
@@ -62,10 +69,13 @@ struct args {
   }
 };
 
-inline args parse_args(int argc, char** argv) {
+// `with_pool`: the program also runs the pool scenarios (pool_scenario_names).
+inline args parse_args(int argc, char** argv, bool with_pool = false) {
   args a;
+  std::vector<const char*> names(std::begin(scenario_names), std::end(scenario_names));
+  if (with_pool) names.insert(names.end(), std::begin(pool_scenario_names), std::end(pool_scenario_names));
   std::string accepted_scenarios = "all";
-  for (const char* s : scenario_names) accepted_scenarios += std::string(", ") + s;
+  for (const char* s : names) accepted_scenarios += std::string(", ") + s;
   try {
     tool_flags::reader r(argc, argv, "--scale F, --scenario NAME|all, --list");
     while (r.next()) {
@@ -73,13 +83,13 @@ inline args parse_args(int argc, char** argv) {
         a.scale = tool_flags::parse_decimal(r.flag(), r.value(), min_scale, max_scale);
       } else if (r.is("--scenario")) {
         a.scenario = r.value();
-        const bool known = a.scenario == "all" || std::any_of(std::begin(scenario_names), std::end(scenario_names),
-                                                              [&](const char* s) { return a.scenario == s; });
+        const bool known = a.scenario == "all" ||
+                           std::any_of(names.begin(), names.end(), [&](const char* s) { return a.scenario == s; });
         if (!known) {
           throw tool_flags::usage_error(r.flag(), "unknown scenario '" + a.scenario + "'; accepted: " + accepted_scenarios);
         }
       } else if (r.is("--list")) {
-        for (const char* s : scenario_names) std::printf("%s\n", s);
+        for (const char* s : names) std::printf("%s\n", s);
         std::exit(0);
       } else {
         r.unknown();
@@ -107,6 +117,28 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The nearest-rank percentile `q` (0 < q <= 1) of `v`; 0 for an empty `v`.
+inline double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::clamp<std::size_t>(rank, 1, v.size()) - 1];
+}
+
+// priority_latency's five lines from its probes' latencies (us) per priority; the Rust peers print
+// the same (their one queue takes both kinds of probe).
+inline void report_priority_latency(const char* runtime, const std::vector<double>& high,
+                                    const std::vector<double>& background) {
+  const double high_p99 = percentile(high, 0.99);
+  const double background_p99 = percentile(background, 0.99);
+  if (!(background_p99 > 0)) fail("priority_latency", "no background latency measured");
+  report("priority_latency_high_p50", runtime, percentile(high, 0.5), "us");
+  report("priority_latency_high_p99", runtime, high_p99, "us");
+  report("priority_latency_background_p50", runtime, percentile(background, 0.5), "us");
+  report("priority_latency_background_p99", runtime, background_p99, "us");
+  report("priority_latency_ratio", runtime, high_p99 / background_p99, "x");
 }
 
 using wall = std::chrono::steady_clock;

@@ -1,23 +1,23 @@
 #!/usr/bin/env python3
 """Runs a bench program and checks the shape of what it prints (never its numbers' size).
 
-  check_output.py --runtime NAME [--figures A,B,...] [--with-machine] -- PROGRAM ARGS...
+  check_output.py --runtime NAME [--figures A,B,...] [--with-machine] [--with-pool] -- PROGRAM ARGS...
                                                        scenario lines (see README.md)
   check_output.py --google-benchmark -- PROGRAM ARGS...  a Google Benchmark binary
   check_output.py --raw FILE --runtimes "A B ..." [--sim-runtime NAME]
-                  [--io-runtimes "A B ..."] [--file-runtimes "A B ..."]
+                  [--io-runtimes "A B ..."] [--file-runtimes "A B ..."] [--pool-runtimes "A B ..."]
                                                        compare.sh's raw lines (its --strict run)
 
 Scenario mode: exit status 0; every stdout line is exactly
 `scenario=<name> runtime=<NAME> value=<number> unit=<unit>` with a finite number; every figure
-of the benchmark scenarios (or of --figures) appears once; runtime=machine is accepted for the machine's own
+of the benchmark scenarios (or of --figures; with --with-pool also the stealing pool's) appears once; runtime=machine is accepted for the machine's own
 figures (ping_pong_floor, cpu_speedup_bare), which --figures may name. Google Benchmark mode: exit status 0, JSON output, no benchmark
 reported an error. Used by the meson 'bench' suite with tiny counts. Raw mode: every line of a
 compare.sh run (all rounds, all programs) is well formed, names one of the listed runtimes, the
 machine or the simulator, and every listed runtime printed every figure of the scenarios at least once
 (the machine's figures and, with --sim-runtime, the simulator's too); every runtime of
 --io-runtimes printed every tcp_echo figure (IO_FIGURES, the load client's lines) and every one of
---file-runtimes the file_read figure. The I/O lists may name runtimes of their own (the liburing
+--file-runtimes the file_read figure; every one of --pool-runtimes every stealing-pool figure (POOL_FIGURES). The I/O lists may name runtimes of their own (the liburing
 and pread references).
 """
 import json
@@ -29,6 +29,11 @@ import sys
 LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9]+(?:\.[0-9]+)?) unit=(\S+)$")
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
            "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
+# The work-stealing pool's figures (weft's stealing_pool, tokio, async-executor; not Asio).
+POOL_FIGURES = (["pool_spawn_join_1024", "pool_yield_storm", "pool_nested_spawn", "steal_imbalance"] +
+                ["external_producers_%d" % n for n in (1, 2, 4, 8)] +
+                ["priority_latency_%s_%s" % (k, q) for k in ("high", "background") for q in ("p50", "p99")] +
+                ["priority_latency_ratio"])
 # Figures of the machine rather than of a runtime (runtime=machine), printed by weft's program.
 MACHINE_FIGURES = ["ping_pong_floor", "cpu_speedup_bare"]
 # tcp_echo's figures, printed by weft-echo-client for each echo server: per load, round trips/s,
@@ -72,14 +77,17 @@ def parse_lines(text, runtime=None):
     return seen
 
 
-def check_raw(path, runtimes, sim_runtime, io_runtimes=(), file_runtimes=()):
+def check_raw(path, runtimes, sim_runtime, io_runtimes=(), file_runtimes=(), pool_runtimes=()):
     """compare.sh's raw file: the lines of many programs and rounds, so figures repeat."""
     expected = {rt: list(FIGURES) for rt in runtimes}
+    for rt in pool_runtimes:
+        expected.setdefault(rt, []).extend(POOL_FIGURES)
     for rt in io_runtimes:
         expected.setdefault(rt, []).extend(IO_FIGURES)
     for rt in file_runtimes:
         expected.setdefault(rt, []).extend(FILE_FIGURES)
-    expected["machine"] = list(MACHINE_FIGURES)
+    if runtimes:  # weft's program prints the machine's figures with the runtime scenarios
+        expected["machine"] = list(MACHINE_FIGURES)
     if sim_runtime:
         expected[sim_runtime] = list(SIM_FIGURES)
     seen = {rt: set() for rt in expected}
@@ -104,12 +112,13 @@ def main(argv):
     if "--raw" in argv:
         path = argv[argv.index("--raw") + 1]
         runtimes = argv[argv.index("--runtimes") + 1].split() if "--runtimes" in argv else []
-        if not runtimes:
-            fail("--raw needs --runtimes")
+        pool = argv[argv.index("--pool-runtimes") + 1].split() if "--pool-runtimes" in argv else []
+        if not runtimes and not pool:
+            fail("--raw needs --runtimes or --pool-runtimes")
         sim = argv[argv.index("--sim-runtime") + 1] if "--sim-runtime" in argv else None
         io = argv[argv.index("--io-runtimes") + 1].split() if "--io-runtimes" in argv else []
         files = argv[argv.index("--file-runtimes") + 1].split() if "--file-runtimes" in argv else []
-        check_raw(path, runtimes, sim, io, files)
+        check_raw(path, runtimes, sim, io, files, pool)
         return
     if "--" not in argv:
         fail("usage: check_output.py (--runtime NAME | --google-benchmark) -- PROGRAM ARGS...")
@@ -133,6 +142,8 @@ def main(argv):
     figures = opts[opts.index("--figures") + 1].split(",") if "--figures" in opts else list(FIGURES)
     if "--with-machine" in opts:  # the program also reports the machine's own figures
         figures += MACHINE_FIGURES
+    if "--with-pool" in opts:  # the program also runs the stealing pool's scenarios
+        figures += POOL_FIGURES
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     sys.stdout.write(proc.stdout)
     sys.stderr.write(proc.stderr)

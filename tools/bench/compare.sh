@@ -2,7 +2,7 @@
 # tools/bench/compare.sh — weft side by side with tokio, smol's async-executor and Boost.Asio
 # (the I/O scenarios also with a raw liburing server and a plain pread loop, the machine's own).
 #
-#   tools/bench/compare.sh [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict]
+#   tools/bench/compare.sh [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict] [--only pool]
 #
 # 1. installs what it needs from Debian (as root; otherwise it only reports what is missing);
 # 2. builds weft (release, `real` flavor, plus the `sim` flavor for the simulator's throughput) in build-bench/, the Rust peers offline from Debian's
@@ -13,7 +13,9 @@
 #    turn, the order rotated each round — so slow drifts of a shared machine hit all alike; the
 #    I/O scenarios the same way: tcp_echo starts each echo server on a free port, drives it with
 #    the one load client (weft-echo-client) and stops it; file_read reads one page-cached file;
+#    The stealing pool's scenarios run for weft, tokio and async-executor only (Asio has no such pool).
 # 4. prints the machine, then a table of medians and weft/peer ratios (summarize.py).
+# --only pool: only the stealing pool's scenarios (weft, tokio, async-executor), nothing else.
 # Bounded: each program run has a 120 s timeout and no new round starts when the previous one
 # would not fit in the 15-minute budget (builds included). Raw lines and the table are kept in
 # build-bench/compare/ (or DIR/compare/ with --build-dir).
@@ -30,6 +32,7 @@ scale=1
 install=1
 strict=0
 build_dir=""
+only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
@@ -37,7 +40,11 @@ while [ $# -gt 0 ]; do
     --no-install) install=0; shift ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     --strict) strict=1; shift ;;
-    *) echo "usage: $0 [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict]" >&2; exit 2 ;;
+    --only)
+      only="$2"
+      if [ "$only" != pool ]; then echo "$0: --only: '$only' is not a known selection (accepted: pool)" >&2; exit 2; fi
+      shift 2 ;;
+    *) echo "usage: $0 [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict] [--only pool]" >&2; exit 2 ;;
   esac
 done
 
@@ -79,21 +86,27 @@ weft_io_targets=()
 for t in tools/bench/weft-echo-server tools/bench/weft-bench-file-read; do
   if ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:"; then weft_io_targets+=("$t"); fi
 done
-ninja -C "$build" -j2 tools/bench/weft-bench-scenarios tools/bench/weft-bench-sim tools/bench/weft-echo-client \
-  "${weft_io_targets[@]}" >/dev/null
+if [ "$only" = pool ]; then
+  ninja -C "$build" -j2 tools/bench/weft-bench-scenarios >/dev/null
+else
+  ninja -C "$build" -j2 tools/bench/weft-bench-scenarios tools/bench/weft-bench-sim tools/bench/weft-echo-client \
+    "${weft_io_targets[@]}" >/dev/null
+fi
 
 log "building the tokio and async-executor peers (cargo, offline, Debian's crates)"
 for peer in tokio smol; do
   (cd "$bench/peers/$peer" && cargo build --release --offline -j 2 --quiet)
 done
 
-log "building the Asio peer"
-mkdir -p "$build/peers"
-g++ -std=c++20 -O3 -DNDEBUG -pthread "$bench/peers/asio/asio_scenarios.cpp" -o "$build/peers/weft-bench-asio"
-g++ -std=c++20 -O3 -DNDEBUG -pthread "$bench/peers/asio/asio_echo.cpp" -o "$build/peers/weft-echo-asio"
-log "building the I/O references (raw liburing echo server, pread loop)"
-g++ -std=c++20 -O3 -DNDEBUG -pthread "$bench/peers/liburing/uring_echo.cpp" -o "$build/peers/weft-echo-liburing" -luring
-g++ -std=c++20 -O3 -DNDEBUG "$bench/peers/pread/pread_file_read.cpp" -o "$build/peers/weft-file-read-pread"
+if [ "$only" != pool ]; then
+  log "building the Asio peer"
+  mkdir -p "$build/peers"
+  g++ -std=c++20 -O3 -DNDEBUG -pthread "$bench/peers/asio/asio_scenarios.cpp" -o "$build/peers/weft-bench-asio"
+  g++ -std=c++20 -O3 -DNDEBUG -pthread "$bench/peers/asio/asio_echo.cpp" -o "$build/peers/weft-echo-asio"
+  log "building the I/O references (raw liburing echo server, pread loop)"
+  g++ -std=c++20 -O3 -DNDEBUG -pthread "$bench/peers/liburing/uring_echo.cpp" -o "$build/peers/weft-echo-liburing" -luring
+  g++ -std=c++20 -O3 -DNDEBUG "$bench/peers/pread/pread_file_read.cpp" -o "$build/peers/weft-file-read-pread"
+fi
 
 declare -A program=(
   [weft]="$build/tools/bench/weft-bench-scenarios"
@@ -103,6 +116,11 @@ declare -A program=(
 )
 runtimes=(weft tokio async-executor asio)
 scenarios=(spawn_join_1 spawn_join_1024 yield_storm ping_pong timers_100k cpu_scaling task_memory)
+# The stealing pool's scenarios: weft's stealing_pool against tokio's multi-thread runtime and
+# async-executor (2 workers each).
+pool_runtimes=(weft tokio async-executor)
+pool_scenarios=(pool_spawn_join_1024 pool_yield_storm pool_nested_spawn steal_imbalance external_producers
+                priority_latency)
 
 # tcp_echo: every server driven by the same client; the loads as figure:connections:bytes.
 client="$build/tools/bench/weft-echo-client"
@@ -166,6 +184,20 @@ run_echo() {
   return "$status"
 }
 
+# Runs scenario $1 once for each runtime named after it, the order rotated by the round number $r.
+run_scenario() {
+  local s=$1 k rt
+  shift
+  local rts=("$@")
+  for ((k = 0; k < ${#rts[@]}; k++)); do
+    rt=${rts[$(( (k + r) % ${#rts[@]} ))]}
+    if ! timeout 120 "${program[$rt]}" --scenario "$s" --scale "$scale" >>"$raw" 2>>"$err"; then
+      log "$rt $s failed or timed out (see $err)"
+      failures=$((failures + 1))
+    fi
+  done
+}
+
 # ---- 3. interleaved runs ---------------------------------------------------------------------
 mkdir -p "$out"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -174,8 +206,10 @@ err="$out/stderr-$stamp.txt"
 : >"$raw"
 file="$out/file_read.bin"
 trap 'rm -f "$file"' EXIT
-head -c "$file_bytes" /dev/urandom >"$file"
-cat "$file" >/dev/null  # into the page cache: file_read measures cached reads
+if [ "$only" != pool ]; then
+  head -c "$file_bytes" /dev/urandom >"$file"
+  cat "$file" >/dev/null  # into the page cache: file_read measures cached reads
+fi
 round_s=0
 failures=0
 for ((r = 0; r < rounds; r++)); do
@@ -186,15 +220,12 @@ for ((r = 0; r < rounds; r++)); do
   fi
   round_start=$(date +%s)
   log "round $((r + 1))/$rounds"
-  for s in "${scenarios[@]}"; do
-    for ((k = 0; k < ${#runtimes[@]}; k++)); do
-      rt=${runtimes[$(( (k + r) % ${#runtimes[@]} ))]}
-      if ! timeout 120 "${program[$rt]}" --scenario "$s" --scale "$scale" >>"$raw" 2>>"$err"; then
-        log "$rt $s failed or timed out (see $err)"
-        failures=$((failures + 1))
-      fi
-    done
-  done
+  for s in "${pool_scenarios[@]}"; do run_scenario "$s" "${pool_runtimes[@]}"; done
+  if [ "$only" = pool ]; then
+    round_s=$(( $(date +%s) - round_start ))
+    continue
+  fi
+  for s in "${scenarios[@]}"; do run_scenario "$s" "${runtimes[@]}"; done
   for load in "${echo_loads[@]}"; do
     for ((k = 0; k < ${#echo_runtimes[@]}; k++)); do
       rt=${echo_runtimes[$(( (k + r) % ${#echo_runtimes[@]} ))]}
@@ -243,7 +274,11 @@ if [ "$strict" = 1 ]; then
     log "strict: $failures program runs failed or timed out"
     exit 1
   fi
-  python3 "$bench/check_output.py" --raw "$raw" --runtimes "${runtimes[*]}" --sim-runtime weft-sim \
-    --io-runtimes "${echo_runtimes[*]}" --file-runtimes "${file_runtimes[*]}"
+  if [ "$only" = pool ]; then
+    python3 "$bench/check_output.py" --raw "$raw" --runtimes "" --pool-runtimes "${pool_runtimes[*]}"
+  else
+    python3 "$bench/check_output.py" --raw "$raw" --runtimes "${runtimes[*]}" --sim-runtime weft-sim \
+      --io-runtimes "${echo_runtimes[*]}" --file-runtimes "${file_runtimes[*]}" --pool-runtimes "${pool_runtimes[*]}"
+  fi
   log "strict: every runtime printed every figure, well formed"
 fi

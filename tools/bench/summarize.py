@@ -22,10 +22,12 @@ FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_
 # kernels on two plain threads against one, the speedup of the work itself.
 MACHINE_FIGURES = ["ping_pong_floor", "cpu_speedup_bare"]
 SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
-HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup"}
+HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup", "steal_imbalance"} | {
+    "external_producers_%d" % n for n in (1, 2, 4, 8)}
 # No better or worse, so no ratio: ping_pong_cross (the share of messages that crossed threads) and
 # task_memory_frame (the size of the user's coroutine or future).
-DIAGNOSTIC = {"ping_pong_cross", "task_memory_frame"}
+# priority_latency_ratio: a ratio of each runtime's own figures, compared with a bound, not a peer.
+DIAGNOSTIC = {"ping_pong_cross", "task_memory_frame", "priority_latency_ratio"}
 # The targets (docs/benchmarks.md): (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
 TARGETS = {
     "spawn_join_1": ("ratio_max", 0.8),
@@ -35,6 +37,23 @@ TARGETS = {
     "timers_100k": ("ratio_max", 0.5),
     "cpu_speedup": ("abs_min", 1.9),
     "task_memory": ("ratio_max", 0.5),
+}
+
+# The work-stealing pool's scenarios: weft's stealing_pool against tokio's multi-thread runtime and
+# async-executor (2 workers each; no Asio). priority_latency_ratio is each runtime's high p99 /
+# background p99 (tokio and async-executor have one queue: their two kinds of probe are alike).
+POOL_RUNTIMES = ["weft", "tokio", "async-executor"]
+POOL_FIGURES = (["pool_spawn_join_1024", "pool_yield_storm", "pool_nested_spawn", "steal_imbalance"] +
+                ["external_producers_%d" % n for n in (1, 2, 4, 8)] +
+                ["priority_latency_%s_%s" % (k, q) for k in ("high", "background") for q in ("p50", "p99")] +
+                ["priority_latency_ratio"])
+# Targets as TARGETS's, plus "abs_max": weft's own value <= bound.
+POOL_TARGETS = {
+    "pool_spawn_join_1024": ("ratio_max", 0.6),
+    "pool_yield_storm": ("ratio_max", 0.6),
+    "pool_nested_spawn": ("ratio_max", 0.6),
+    "steal_imbalance": ("abs_min", 1.85),
+    "priority_latency_ratio": ("abs_max", 0.25),
 }
 
 # The I/O scenarios. tcp_echo's figures come from the one load client (weft-echo-client) for each
@@ -103,27 +122,32 @@ def figure_cells(fig, runtimes, med, rounds, units, with_ratios):
     return row
 
 
-def main(argv):
-    values, units = load(argv[0])
-    med = {k: statistics.median(v) for k, v in values.items()}
-    rounds = {k: len(v) for k, v in values.items()}
+def target_cells(fig, med, targets):
+    """(target text, verdict) of figure `fig` under `targets` ({fig: (kind, bound)}): "ratio_max"
+    weft/tokio <= bound, "abs_min" weft >= bound, "abs_max" weft <= bound; no verdict while a
+    figure it needs is missing."""
+    w = med.get((fig, "weft"))
+    if fig not in targets or w is None:
+        return "", ""
+    kind, bound = targets[fig]
+    if kind == "ratio_max":
+        t = med.get((fig, "tokio"))
+        return "weft/tokio ≤ %.2g" % bound, ("met" if w / t <= bound else "MISSED") if t else ""
+    if kind == "abs_min":
+        return "weft ≥ %.3g" % bound, "met" if w >= bound else "MISSED"
+    return "weft ≤ %.3g" % bound, "met" if w <= bound else "MISSED"
+
+
+def main_table(med, rounds, units):
+    """The runtime scenarios' table (none when only the pool's scenarios ran)."""
+    if not any((fig, r) in med for fig in FIGURES for r in RUNTIMES):
+        return
     print_head(RUNTIMES)
     for fig in FIGURES:
         if not any((fig, r) in med for r in RUNTIMES):
             continue
         row = figure_cells(fig, RUNTIMES, med, rounds, units, fig not in DIAGNOSTIC)
-        w = med.get((fig, "weft"))
-        target, verdict = "", ""
-        if fig in TARGETS and w is not None:
-            kind, bound = TARGETS[fig]
-            if kind == "ratio_max":
-                t = med.get((fig, "tokio"))
-                target = "weft/tokio ≤ %.1f" % bound
-                if t:
-                    verdict = "met" if w / t <= bound else "MISSED"
-            else:
-                target = "weft ≥ %.1f" % bound
-                verdict = "met" if w >= bound else "MISSED"
+        target, verdict = target_cells(fig, med, TARGETS)
         row += [target, verdict]
         print("| " + " | ".join(row) + " |")
     print()
@@ -137,6 +161,13 @@ def main(argv):
     print("ping_pong_local: the same exchange with no message crossing threads, in every runtime: one")
     print("worker (tokio: a one-worker runtime; async-executor: one executor, one thread; Asio: one")
     print("io_context, one thread) runs both tasks.")
+
+
+def main(argv):
+    values, units = load(argv[0])
+    med = {k: statistics.median(v) for k, v in values.items()}
+    rounds = {k: len(v) for k, v in values.items()}
+    main_table(med, rounds, units)
     one_runtime_table(med, rounds, units, MACHINE_FIGURES, "machine", "machine figure", "measured", [
         "ping_pong_floor: two plain threads bounce one cache line each way (no runtime): the least a",
         "round trip between two cores costs on this machine.",
@@ -146,6 +177,7 @@ def main(argv):
     one_runtime_table(med, rounds, units, SIM_FIGURES, "weft-sim", "simulator figure", "weft-sim", [
         "shutdown_race at 4 workers x 100 tasks, one job; the aim is >= 1,000 seeds/s per core",
         "(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure)."])
+    pool_table(med, rounds, units)
     io_table(med, rounds, units, IO_FIGURES, IO_RUNTIMES, [
         "tcp_echo: each echo server driven by the same load client (weft-echo-client); tcp_echo_64 is",
         "32 connections x 64 B, tcp_echo_4k 256 x 4 KiB. Round trips/s (higher is better), the p50 and",
@@ -154,6 +186,24 @@ def main(argv):
     io_table(med, rounds, units, FILE_FIGURES, FILE_RUNTIMES, [
         "file_read: sequential 4 KiB reads of a page-cached file, GiB/s (higher is better); pread: a",
         "plain pread(2) loop on one thread, the machine's reference."])
+
+
+def pool_table(med, rounds, units):
+    """The stealing pool's table: weft's stealing_pool, tokio and async-executor, with targets."""
+    rows = [f for f in POOL_FIGURES if any((f, r) in med for r in POOL_RUNTIMES)]
+    if not rows:
+        return
+    print()
+    print_head(POOL_RUNTIMES)
+    for fig in rows:
+        row = figure_cells(fig, POOL_RUNTIMES, med, rounds, units, fig not in DIAGNOSTIC)
+        print("| " + " | ".join(row + list(target_cells(fig, med, POOL_TARGETS))) + " |")
+    print()
+    print("The stealing pool (weft::stealing_pool) against tokio's multi-thread runtime and")
+    print("async-executor, 2 workers each. steal_imbalance: time with 1 worker / time with 2 (x,")
+    print("higher is better); external_producers_N: tasks/s with N outside threads submitting.")
+    print("priority_latency: submit-to-start latency of probes under saturation (us); tokio and")
+    print("async-executor have no priorities, so their high and background probes share one queue.")
 
 
 def io_target(fig, med):

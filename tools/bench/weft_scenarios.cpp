@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -313,10 +314,229 @@ weft::task<void> parked_task() {
   bench::quick_exit_ok();
 }
 
+
+// ---- the work-stealing pool's scenarios (weft::stealing_pool, 2 workers) -----------------------
+// Each has a tokio (multi-thread runtime) and an async-executor twin in peers/; Asio has none.
+
+constexpr std::size_t pool_workers = 2;
+
+weft::stealing_pool make_pool(std::size_t workers) { return weft::stealing_pool::builder().workers(workers).build(); }
+
+// pool_spawn_join_1024: from the main thread (outside the pool), spawn 1,024 trivial tasks, then
+// join them all; 200 batches; median us per batch.
+void pool_spawn_join_1024(const bench::args& a) {
+  auto pool = make_pool(pool_workers);
+  const std::size_t batches = a.count(200);
+  std::vector<double> samples;
+  samples.reserve(batches);
+  std::vector<weft::join_handle<std::uint64_t>> handles;
+  handles.reserve(1024);
+  for (std::size_t b = 0; b < batches; ++b) {
+    const auto t0 = bench::wall::now();
+    for (std::uint64_t i = 0; i < 1024; ++i) {
+      handles.push_back(pool.spawn([i]() -> weft::task<std::uint64_t> { co_return i; }));
+    }
+    std::uint64_t sum = 0;
+    for (auto& h : handles) sum += h.join().value();
+    samples.push_back(bench::ns_since(t0) / 1e3);
+    handles.clear();
+    if (sum != 1023 * 1024 / 2) bench::fail("pool_spawn_join_1024", "wrong sum");
+  }
+  bench::report("pool_spawn_join_1024", runtime_name, bench::median(samples), "us");
+}
+
+// pool_yield_storm: yield_storm's shape on the pool: a root pool task spawns 10,000 tasks × 8
+// yields onto the pool and awaits all; 20 reps; median ms.
+void pool_yield_storm(const bench::args& a) {
+  auto pool = make_pool(pool_workers);
+  const std::size_t reps = a.count(20);
+  const std::size_t tasks = a.count(10'000);
+  std::vector<double> samples = pool.block_on([](weft::stealing_pool* p, std::size_t reps,
+                                                 std::size_t tasks) -> weft::task<std::vector<double>> {
+    std::vector<double> samples;
+    for (std::size_t r = 0; r < reps; ++r) {
+      const auto t0 = bench::wall::now();
+      std::vector<weft::join_handle<void>> handles;
+      handles.reserve(tasks);
+      for (std::size_t i = 0; i < tasks; ++i) {
+        handles.push_back(p->spawn([]() -> weft::task<void> {
+          for (int y = 0; y < 8; ++y) co_await weft::yield_now();
+        }));
+      }
+      for (auto& h : handles) {
+        if (!(co_await h)) bench::fail("pool_yield_storm", "task failed");
+      }
+      samples.push_back(bench::ns_since(t0) / 1e6);
+    }
+    co_return samples;
+  }(&pool, reps, tasks));
+  bench::report("pool_yield_storm", runtime_name, bench::median(samples), "ms");
+}
+
+// A binary tree of pool tasks `depth` levels below this one: each node spawns its two children
+// onto the pool and awaits them; returns the number of nodes.
+weft::task<std::uint64_t> pool_tree(weft::stealing_pool* pool, unsigned depth) {
+  if (depth == 0) co_return 1;
+  auto left = pool->spawn([pool, depth] { return pool_tree(pool, depth - 1); });
+  auto right = pool->spawn([pool, depth] { return pool_tree(pool, depth - 1); });
+  const std::uint64_t l = (co_await left).value();
+  const std::uint64_t r = (co_await right).value();
+  co_return l + r + 1;
+}
+
+// The depth of the largest full binary tree of at most `tasks` nodes (at least one node).
+unsigned tree_depth_for(std::size_t tasks) {
+  unsigned depth = 0;
+  while ((std::uint64_t{2} << (depth + 1)) - 1 <= tasks) ++depth;
+  return depth;
+}
+
+// pool_nested_spawn: a binary tree of 2^16 - 1 tasks (65,536 scaled, rounded down to a full
+// tree), its root spawned from outside; 20 trees; median ms per tree.
+void pool_nested_spawn(const bench::args& a) {
+  auto pool = make_pool(pool_workers);
+  const std::size_t reps = a.count(20);
+  const unsigned depth = tree_depth_for(a.count(65'536));
+  std::vector<double> samples;
+  for (std::size_t r = 0; r < reps; ++r) {
+    const auto t0 = bench::wall::now();
+    const std::uint64_t nodes = pool.block_on(pool_tree(&pool, depth));
+    samples.push_back(bench::ns_since(t0) / 1e6);
+    if (nodes != (std::uint64_t{2} << depth) - 1) bench::fail("pool_nested_spawn", "wrong node count");
+  }
+  bench::report("pool_nested_spawn", runtime_name, bench::median(samples), "ms");
+}
+
+// steal_imbalance's run: one parent pool task spawns `n` ~20 us kernels onto the pool (its own
+// worker's queue) and awaits them; the other workers only get work by stealing. Seconds.
+double imbalance_s(std::size_t workers, std::size_t n) {
+  auto pool = make_pool(workers);
+  return pool.block_on([](weft::stealing_pool* p, std::size_t n) -> weft::task<double> {
+    const auto t0 = bench::wall::now();
+    std::vector<weft::join_handle<std::uint64_t>> handles;
+    handles.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      handles.push_back(
+          p->spawn([i]() -> weft::task<std::uint64_t> { co_return bench::kernel(i, bench::short_kernel_iterations); }));
+    }
+    std::uint64_t acc = 0;
+    for (auto& h : handles) acc ^= (co_await h).value();
+    const double s = bench::ns_since(t0) / 1e9;
+    if (acc == 1) bench::fail("steal_imbalance", "impossible");  // keeps the results alive
+    co_return s;
+  }(&pool, n));
+}
+
+// steal_imbalance: 4,000 kernels from one parent, with 1 and with 2 workers, 5 runs each
+// (interleaved); the speedup of the medians, time(1 worker) / time(2 workers).
+void steal_imbalance(const bench::args& a) {
+  const std::size_t n = a.count(4'000);
+  const std::size_t reps = a.count(5);
+  std::vector<double> one, two;
+  for (std::size_t r = 0; r < reps; ++r) {
+    one.push_back(imbalance_s(1, n));
+    two.push_back(imbalance_s(2, n));
+  }
+  bench::report("steal_imbalance", runtime_name, bench::median(one) / bench::median(two), "x");
+}
+
+// external_producers: 1, 2, 4 and 8 threads outside the pool each spawn 20,000 trivial tasks and
+// then join them; tasks/s over all producers, from their common start to the last join.
+constexpr std::size_t producer_counts[] = {1, 2, 4, 8};
+
+void external_producers(const bench::args& a) {
+  const std::size_t per_producer = a.count(20'000);
+  for (const std::size_t producers : producer_counts) {
+    auto pool = make_pool(pool_workers);
+    std::atomic<bool> go{false};
+    std::atomic<std::size_t> wrong{0};
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < producers; ++t) {
+      threads.emplace_back([&] {
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();  // pairs with the release store of `go`
+        std::vector<weft::join_handle<std::uint64_t>> handles;
+        handles.reserve(per_producer);
+        for (std::uint64_t i = 0; i < per_producer; ++i) {
+          handles.push_back(pool.spawn([i]() -> weft::task<std::uint64_t> { co_return i; }));
+        }
+        std::uint64_t i = 0;
+        for (auto& h : handles) {
+          if (h.join().value() != i++) wrong.fetch_add(1, std::memory_order_relaxed);  // a count, read after the joins
+        }
+      });
+    }
+    const auto t0 = bench::wall::now();
+    go.store(true, std::memory_order_release);  // pairs with the producers' acquire loads
+    for (auto& t : threads) t.join();
+    const double s = bench::ns_since(t0) / 1e9;
+    if (wrong.load(std::memory_order_relaxed) != 0) bench::fail("external_producers", "wrong result");
+    const std::string figure = "external_producers_" + std::to_string(producers);
+    bench::report(figure.c_str(), runtime_name, static_cast<double>(producers * per_producer) / s, "tasks/s");
+  }
+}
+
+// priority_latency: both workers busy with background CPU work (64 background tasks each running
+// ~20 us kernels with a yield after each), the main thread submits a probe every 200 us, high and
+// background in turn; each probe records the time from just before its spawn to its first poll.
+// p50 and p99 per priority (us), and high p99 / background p99.
+constexpr std::size_t saturation_chains = 64;
+constexpr auto probe_interval = 200us;
+
+struct saturation {
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> kernels{0};
+  std::atomic<std::size_t> live_chains{0};
+};
+
+weft::task<void> background_chain(saturation* sat, std::uint64_t seed) {
+  for (;;) {
+    if (bench::kernel(seed++, bench::short_kernel_iterations) == 1) bench::fail("priority_latency", "impossible");
+    sat->kernels.fetch_add(1, std::memory_order_relaxed);  // a progress count only
+    if (sat->stop.load(std::memory_order_acquire)) {       // pairs with the release store that ends the run
+      sat->live_chains.fetch_sub(1, std::memory_order_release);  // pairs with the main thread's acquire load
+      co_return;
+    }
+    co_await weft::yield_now();
+  }
+}
+
+void priority_latency(const bench::args& a) {
+  auto pool = make_pool(pool_workers);
+  const std::size_t probes = 2 * a.count(1'000);  // half high, half background
+  saturation sat;
+  sat.live_chains.store(saturation_chains, std::memory_order_relaxed);  // before any chain starts
+  for (std::size_t c = 0; c < saturation_chains; ++c) {
+    pool.spawn(weft::priority::background, [&sat, c] { return background_chain(&sat, c << 32); }).detach();
+  }
+  // Saturated once every chain has run a kernel.
+  while (sat.kernels.load(std::memory_order_relaxed) < saturation_chains) std::this_thread::sleep_for(100us);
+  std::vector<double> latency_us(probes, 0);
+  std::vector<weft::join_handle<void>> handles;
+  handles.reserve(probes);
+  for (std::size_t i = 0; i < probes; ++i) {
+    const weft::priority prio = i % 2 == 0 ? weft::priority::high : weft::priority::background;
+    const auto t0 = bench::wall::now();
+    double* slot = &latency_us[i];  // each probe its own slot; read after the joins
+    handles.push_back(pool.spawn(prio, [slot, t0]() -> weft::task<void> {
+      *slot = bench::ns_since(t0) / 1e3;
+      co_return;
+    }));
+    std::this_thread::sleep_for(probe_interval);
+  }
+  for (auto& h : handles) {
+    if (!h.join()) bench::fail("priority_latency", "probe failed");
+  }
+  sat.stop.store(true, std::memory_order_release);  // pairs with background_chain's acquire load
+  while (sat.live_chains.load(std::memory_order_acquire) != 0) std::this_thread::sleep_for(100us);
+  std::vector<double> high, background;
+  for (std::size_t i = 0; i < probes; ++i) (i % 2 == 0 ? high : background).push_back(latency_us[i]);
+  bench::report_priority_latency(runtime_name, high, background);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bench::args a = bench::parse_args(argc, argv);
+  const bench::args a = bench::parse_args(argc, argv, /*with_pool=*/true);
   if (a.wants("spawn_join_1")) spawn_join_1(a);
   if (a.wants("spawn_join_1024")) spawn_join_1024(a);
   if (a.wants("yield_storm")) yield_storm(a);
@@ -329,6 +549,12 @@ int main(int argc, char** argv) {
   }
   if (a.wants("timers_100k")) timers_100k(a);
   if (a.wants("cpu_scaling")) cpu_scaling(a);
-  if (a.wants("task_memory")) task_memory(a);
+  if (a.wants("pool_spawn_join_1024")) pool_spawn_join_1024(a);
+  if (a.wants("pool_yield_storm")) pool_yield_storm(a);
+  if (a.wants("pool_nested_spawn")) pool_nested_spawn(a);
+  if (a.wants("steal_imbalance")) steal_imbalance(a);
+  if (a.wants("external_producers")) external_producers(a);
+  if (a.wants("priority_latency")) priority_latency(a);
+  if (a.wants("task_memory")) task_memory(a);  // last: it ends the process
   return 0;
 }

@@ -119,7 +119,9 @@ struct pool_worker {
 
   // Thread-only state.
   std::array<std::int64_t, priority_count> selector_credit{};  // smooth weighted round robin
-  std::uint32_t burst = 0;        // local pops since the injector was last looked at first
+  // Per priority: local pops in a row at that level since its injector was last looked at first.
+  // Per level, because a miss at an empty level says nothing about the injector of a busy one.
+  std::array<std::uint32_t, priority_count> burst{};
   std::size_t next_victim = 0;    // where the next steal round starts
   std::uint32_t budget = 0;       // coop_budget of the poll in progress
   std::uint32_t next_task_id = 0;

@@ -12,9 +12,17 @@ use std::task::{Context, Poll, Waker};
 /// tools/bench/bench_common.hpp (weft, Asio).
 pub const KERNEL_ITERS: u64 = 9_000;
 
+/// steal_imbalance's and priority_latency's shorter busy loop: ~20 us (as bench_common.hpp).
+pub const SHORT_KERNEL_ITERS: u64 = 3_600;
+
 pub fn kernel(seed: u64) -> u64 {
+    kernel_n(seed, KERNEL_ITERS)
+}
+
+/// The kernel with `iters` rounds.
+pub fn kernel_n(seed: u64, iters: u64) -> u64 {
     let mut x = seed;
-    for i in 0..KERNEL_ITERS {
+    for i in 0..iters {
         x ^= x >> 33;
         x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
         x ^= x >> 33;
@@ -30,7 +38,7 @@ pub struct Args {
     pub scenario: String,
 }
 
-pub const SCENARIOS: [&str; 7] = [
+pub const SCENARIOS: [&str; 13] = [
     "spawn_join_1",
     "spawn_join_1024",
     "yield_storm",
@@ -38,7 +46,33 @@ pub const SCENARIOS: [&str; 7] = [
     "timers_100k",
     "cpu_scaling",
     "task_memory",
+    // The work-stealing pool's scenarios (weft's stealing_pool against these runtimes).
+    "pool_spawn_join_1024",
+    "pool_yield_storm",
+    "pool_nested_spawn",
+    "steal_imbalance",
+    "external_producers",
+    "priority_latency",
 ];
+
+/// pool_nested_spawn's shape: 65,536 tasks (scaled), rounded down to a full binary tree.
+pub const TREE_TASKS: usize = 65_536;
+/// external_producers' numbers of outside threads.
+pub const PRODUCER_COUNTS: [usize; 4] = [1, 2, 4, 8];
+/// priority_latency's load: tasks of short kernels, each yielding after every kernel.
+pub const SATURATION_CHAINS: usize = 64;
+/// priority_latency's pause between two probes.
+pub const PROBE_INTERVAL: std::time::Duration = std::time::Duration::from_micros(200);
+
+/// The depth of the largest full binary tree of at most `tasks` nodes (at least one node), as
+/// weft_scenarios.cpp's tree_depth_for.
+pub fn tree_depth_for(tasks: usize) -> u32 {
+    let mut depth = 0u32;
+    while (2u64 << (depth + 1)) - 1 <= tasks as u64 {
+        depth += 1;
+    }
+    depth
+}
 
 pub fn parse_args() -> Args {
     let mut args = Args { scale: 1.0, scenario: "all".to_string() };
@@ -89,6 +123,139 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let n = v.len();
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// The nearest-rank percentile `q` (0 < q <= 1) of `v`, as bench_common.hpp's.
+pub fn percentile(mut v: Vec<f64>, q: f64) -> f64 {
+    assert!(!v.is_empty());
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let rank = (q * v.len() as f64).ceil() as usize;
+    v[rank.clamp(1, v.len()) - 1]
+}
+
+/// priority_latency's five lines, as bench_common.hpp's. These runtimes have one queue and no
+/// priorities: "high" and "background" are the same kind of probe, taken in turn.
+pub fn report_priority_latency(runtime: &str, high: Vec<f64>, background: Vec<f64>) {
+    let high_p99 = percentile(high.clone(), 0.99);
+    let background_p99 = percentile(background.clone(), 0.99);
+    assert!(background_p99 > 0.0, "no background latency measured");
+    report("priority_latency_high_p50", runtime, percentile(high, 0.5), "us");
+    report("priority_latency_high_p99", runtime, high_p99, "us");
+    report("priority_latency_background_p50", runtime, percentile(background, 0.5), "us");
+    report("priority_latency_background_p99", runtime, background_p99, "us");
+    report("priority_latency_ratio", runtime, high_p99 / background_p99, "x");
+}
+
+/// steal_imbalance's figure: `reps` runs of `run(workers)` (seconds) with 1 and with 2 workers,
+/// interleaved; the median with 1 over the median with 2.
+pub fn imbalance_speedup(reps: usize, mut run: impl FnMut(usize) -> f64) -> f64 {
+    let (mut one, mut two) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        one.push(run(1));
+        two.push(run(2));
+    }
+    median(one) / median(two)
+}
+
+/// external_producers' run: `producers` threads each run `body` once, released together;
+/// seconds from the release to the end of the last one.
+pub fn timed_producers<F: Fn() + Send + Sync + 'static>(producers: usize, body: F) -> f64 {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let body = std::sync::Arc::new(body);
+    let go = std::sync::Arc::new(AtomicBool::new(false));
+    let threads: Vec<_> = (0..producers)
+        .map(|_| {
+            let (body, go) = (body.clone(), go.clone());
+            std::thread::spawn(move || {
+                while !go.load(Ordering::Acquire) {
+                    // pairs with the release store of `go` below
+                    std::thread::yield_now();
+                }
+                body();
+            })
+        })
+        .collect();
+    let t0 = std::time::Instant::now();
+    go.store(true, Ordering::Release); // pairs with the producers' acquire loads
+    for t in threads {
+        t.join().unwrap();
+    }
+    t0.elapsed().as_secs_f64()
+}
+
+/// priority_latency's background load: SATURATION_CHAINS tasks each running short kernels with a
+/// yield after each until `stop`.
+pub struct Saturation {
+    stop: std::sync::atomic::AtomicBool,
+    kernels: std::sync::atomic::AtomicUsize,
+    live_chains: std::sync::atomic::AtomicUsize,
+}
+
+impl Saturation {
+    pub fn new() -> std::sync::Arc<Saturation> {
+        use std::sync::atomic::{AtomicBool, AtomicUsize};
+        std::sync::Arc::new(Saturation {
+            stop: AtomicBool::new(false),
+            kernels: AtomicUsize::new(0),
+            live_chains: AtomicUsize::new(SATURATION_CHAINS),
+        })
+    }
+    /// One kernel of a background task; true while the task goes on (yields, then the next).
+    pub fn step(&self, seed: u64) -> bool {
+        use std::sync::atomic::Ordering;
+        assert!(kernel_n(seed, SHORT_KERNEL_ITERS) != 1); // keeps the result alive
+        self.kernels.fetch_add(1, Ordering::Relaxed); // a progress count only
+        // Acquire pairs with finish()'s release store.
+        if self.stop.load(Ordering::Acquire) {
+            self.live_chains.fetch_sub(1, Ordering::Release); // pairs with finish()'s acquire load
+            return false;
+        }
+        true
+    }
+    /// Returns once every chain has run a kernel.
+    pub fn wait_saturated(&self) {
+        while self.kernels.load(std::sync::atomic::Ordering::Relaxed) < SATURATION_CHAINS {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+    }
+    /// Ends every chain and waits until they ended.
+    pub fn finish(&self) {
+        use std::sync::atomic::Ordering;
+        self.stop.store(true, Ordering::Release); // pairs with step()'s acquire load
+        while self.live_chains.load(Ordering::Acquire) != 0 {
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        }
+    }
+}
+
+/// priority_latency's probes: `2 * per_kind` probes PROBE_INTERVAL apart, even ones labelled
+/// high and odd ones background; `spawn(i, t0)` spawns probe `i`, whose task calls `record(i, t0)`
+/// first thing. Prints the figures once `join()` has waited for every probe.
+pub struct Probes {
+    latency_ns: Vec<std::sync::atomic::AtomicU64>,
+}
+
+impl Probes {
+    pub fn new(per_kind: usize) -> std::sync::Arc<Probes> {
+        std::sync::Arc::new(Probes { latency_ns: (0..2 * per_kind).map(|_| std::sync::atomic::AtomicU64::new(0)).collect() })
+    }
+    pub fn run(&self, mut spawn: impl FnMut(usize, std::time::Instant)) {
+        for i in 0..self.latency_ns.len() {
+            spawn(i, std::time::Instant::now());
+            std::thread::sleep(PROBE_INTERVAL);
+        }
+    }
+    pub fn record(&self, i: usize, t0: std::time::Instant) {
+        // Relaxed: read after the probe's task was joined, which orders it.
+        self.latency_ns[i].store(t0.elapsed().as_nanos() as u64, std::sync::atomic::Ordering::Relaxed);
+    }
+    pub fn report(&self, runtime: &str) {
+        let us: Vec<f64> =
+            self.latency_ns.iter().map(|v| v.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1e3).collect();
+        let high = us.iter().step_by(2).copied().collect();
+        let background = us.iter().skip(1).step_by(2).copied().collect();
+        report_priority_latency(runtime, high, background);
+    }
 }
 
 /// Resident set size of this process in bytes (/proc/self/statm, second field).

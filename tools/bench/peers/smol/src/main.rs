@@ -8,6 +8,8 @@ mod common;
 use async_executor::Executor;
 use common::*;
 use futures_lite::future;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -87,7 +89,9 @@ fn spawn_join_1024(a: &Args) {
     report("spawn_join_1024", RT, median(samples), "us");
 }
 
-fn yield_storm(a: &Args) {
+// yield_storm's run: 10,000 tasks x 8 yields spawned from a task, 20 reps; median ms. The executor
+// is already shared by its threads, so pool_yield_storm is the same run.
+fn yield_storm_ms(a: &Args) -> f64 {
     let pool = Pool::new(2);
     let ex = pool.ex;
     let reps = a.count(20);
@@ -112,7 +116,11 @@ fn yield_storm(a: &Args) {
         }
         samples
     });
-    report("yield_storm", RT, median(samples), "ms");
+    median(samples)
+}
+
+fn yield_storm(a: &Args) {
+    report("yield_storm", RT, yield_storm_ms(a), "ms");
 }
 
 // The timed exchange on an executor run by `threads` threads; ns per round trip.
@@ -251,6 +259,137 @@ fn task_memory(a: &Args) -> ! {
     std::process::exit(0);
 }
 
+
+// ---- the work-stealing pool's scenarios (weft's stealing_pool against this executor) -----------
+
+// From the main thread (outside the executor), spawn 1,024 trivial tasks, then join them all (one
+// block_on); 200 batches; median us per batch.
+fn pool_spawn_join_1024(a: &Args) {
+    let pool = Pool::new(2);
+    let batches = a.count(200);
+    let mut samples = Vec::with_capacity(batches);
+    for _ in 0..batches {
+        let t0 = Instant::now();
+        let handles: Vec<_> = (0..1024u64).map(|i| pool.ex.spawn(async move { i })).collect();
+        let sum = future::block_on(async move {
+            let mut sum = 0;
+            for h in handles {
+                sum += h.await;
+            }
+            sum
+        });
+        samples.push(t0.elapsed().as_nanos() as f64 / 1e3);
+        assert_eq!(sum, 1023 * 1024 / 2);
+    }
+    report("pool_spawn_join_1024", RT, median(samples), "us");
+}
+
+fn pool_yield_storm(a: &Args) {
+    report("pool_yield_storm", RT, yield_storm_ms(a), "ms");
+}
+
+// A binary tree `depth` levels below this task: each node spawns its two children and awaits
+// them; the number of nodes.
+fn tree(ex: &'static Executor<'static>, depth: u32) -> Pin<Box<dyn Future<Output = u64> + Send>> {
+    Box::pin(async move {
+        if depth == 0 {
+            return 1;
+        }
+        let left = ex.spawn(tree(ex, depth - 1));
+        let right = ex.spawn(tree(ex, depth - 1));
+        left.await + right.await + 1
+    })
+}
+
+// A tree of 2^16 - 1 tasks, its root spawned from outside; 20 trees; median ms per tree.
+fn pool_nested_spawn(a: &Args) {
+    let pool = Pool::new(2);
+    let reps = a.count(20);
+    let depth = tree_depth_for(a.count(TREE_TASKS));
+    let mut samples = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        let nodes = pool.run_in_task(tree(pool.ex, depth));
+        samples.push(t0.elapsed().as_nanos() as f64 / 1e6);
+        assert_eq!(nodes, (2u64 << depth) - 1);
+    }
+    report("pool_nested_spawn", RT, median(samples), "ms");
+}
+
+// One parent task spawns `n` short kernels and awaits them; seconds.
+fn imbalance_s(workers: usize, n: usize) -> f64 {
+    let pool = Pool::new(workers);
+    let ex = pool.ex;
+    pool.run_in_task(async move {
+        let t0 = Instant::now();
+        let handles: Vec<_> = (0..n as u64).map(|i| ex.spawn(async move { kernel_n(i, SHORT_KERNEL_ITERS) })).collect();
+        let mut acc = 0u64;
+        for h in handles {
+            acc ^= h.await;
+        }
+        assert!(acc != 1); // keeps the results alive
+        t0.elapsed().as_secs_f64()
+    })
+}
+
+// 4,000 kernels from one parent with 1 and with 2 threads, 5 runs each (interleaved); the speedup
+// of the medians.
+fn steal_imbalance(a: &Args) {
+    let n = a.count(4_000);
+    report("steal_imbalance", RT, imbalance_speedup(a.count(5), |workers| imbalance_s(workers, n)), "x");
+}
+
+// 1, 2, 4 and 8 outside threads each spawn 20,000 trivial tasks, then join them (one block_on);
+// tasks/s from their common start to the last join.
+fn external_producers(a: &Args) {
+    let per_producer = a.count(20_000);
+    for producers in PRODUCER_COUNTS {
+        let pool = Pool::new(2);
+        let ex = pool.ex;
+        let s = timed_producers(producers, move || {
+            let handles: Vec<_> = (0..per_producer as u64).map(|i| ex.spawn(async move { i })).collect();
+            future::block_on(async move {
+                for (i, h) in handles.into_iter().enumerate() {
+                    assert_eq!(h.await, i as u64);
+                }
+            });
+        });
+        report(&format!("external_producers_{}", producers), RT, (producers * per_producer) as f64 / s, "tasks/s");
+    }
+}
+
+// One of priority_latency's background tasks: short kernels with a yield after each, until told
+// to stop.
+async fn background_chain(sat: Arc<Saturation>, mut seed: u64) {
+    while sat.step(seed) {
+        seed += 1;
+        future::yield_now().await;
+    }
+}
+
+// Both threads busy with 64 background tasks of short kernels; probes from the main thread every
+// 200 us. async-executor has no priorities: "high" and "background" probes are the same spawn
+// into its one queue.
+fn priority_latency(a: &Args) {
+    let pool = Pool::new(2);
+    let sat = Saturation::new();
+    for c in 0..SATURATION_CHAINS {
+        pool.ex.spawn(background_chain(sat.clone(), (c as u64) << 32)).detach();
+    }
+    sat.wait_saturated();
+    let probes = Probes::new(a.count(1_000));
+    let mut handles = Vec::new();
+    probes.run(|i, t0| {
+        let p = probes.clone();
+        handles.push(pool.ex.spawn(async move { p.record(i, t0) }));
+    });
+    for h in handles {
+        future::block_on(h);
+    }
+    sat.finish();
+    probes.report(RT);
+}
+
 fn main() {
     let a = parse_args();
     if a.wants("spawn_join_1") { spawn_join_1(&a); }
@@ -264,5 +403,11 @@ fn main() {
     }
     if a.wants("timers_100k") { timers_100k(&a); }
     if a.wants("cpu_scaling") { cpu_scaling(&a); }
-    if a.wants("task_memory") { task_memory(&a); }
+    if a.wants("pool_spawn_join_1024") { pool_spawn_join_1024(&a); }
+    if a.wants("pool_yield_storm") { pool_yield_storm(&a); }
+    if a.wants("pool_nested_spawn") { pool_nested_spawn(&a); }
+    if a.wants("steal_imbalance") { steal_imbalance(&a); }
+    if a.wants("external_producers") { external_producers(&a); }
+    if a.wants("priority_latency") { priority_latency(&a); }
+    if a.wants("task_memory") { task_memory(&a); } // last: it ends the process
 }
