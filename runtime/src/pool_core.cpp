@@ -105,7 +105,6 @@ void pool_core::count_spawn(pool_worker* here) noexcept {
 }
 
 void pool_core::admit(task_header* cell, pool_worker* here) noexcept {
-  (void)here;
   registry_shard& shard = shard_of(cell);
   bool cancelled = false;
   {
@@ -124,7 +123,19 @@ void pool_core::admit(task_header* cell, pool_worker* here) noexcept {
     cell->request_cancel();  // the first poll completes it as cancelled
   }
   // The first poll: the cell was made `scheduled` with a queue reference (task_state.hpp).
-  schedule(static_cast<const pool_priority_owner*>(cell->owner())->level(), cell);
+  const std::size_t level = index_of(static_cast<const pool_priority_owner*>(cell->owner())->level());
+  if (here != nullptr) {
+    push_lifo(*here, level, cell);
+  } else {
+    push_injector(level, cell);
+  }
+}
+
+void pool_core::push_lifo(pool_worker& w, std::size_t level, runnable* r) noexcept {
+  // The newest spawn runs next on this worker (its data is warm in this cache, and a tree of
+  // spawns unfolds depth first instead of flooding the queue); the one it displaces goes to the
+  // local queue, where others may steal it.
+  if (runnable* displaced = std::exchange(w.lifo[level], r)) push_local(w, level, displaced);
 }
 
 void pool_core::unregister(task_header* task) noexcept {
@@ -152,12 +163,10 @@ void pool_core::schedule(priority p, task_header* task) noexcept {
 void pool_core::push_local(pool_worker& w, std::size_t level, runnable* r) noexcept {
   if (!w.local[level].push(r)) {
     // Full: half of it, then this one, go to the injector, where any worker can take them.
-    std::array<runnable*, work_deque_capacity / 2 + 1> half{};
-    const std::size_t n = w.local[level].pop_half(half.data(), half.size());
-    runnable_queue batch;
-    for (std::size_t i = 0; i < n; ++i) batch.push_back(half[i]);
-    batch.push_back(r);
-    injectors_[level].push_batch(batch);
+    std::array<runnable*, work_deque<runnable>::pop_half_out_min + 1> batch{};
+    std::size_t n = w.local[level].pop_half(batch.data(), batch.size() - 1);
+    batch[n++] = r;
+    injectors_[level].push_batch(batch.data(), n);
     wake_one();
     return;
   }
@@ -239,6 +248,17 @@ runnable* pool_core::take_at(pool_worker& w, std::size_t level) noexcept {
     burst = 0;
     if (runnable* r = take_from_injector(w, level)) return r;
   }
+  if (runnable* r = std::exchange(w.lifo[level], nullptr)) {
+    if (w.lifo_streak < pool_lifo_streak_max) {
+      ++w.lifo_streak;
+      ++burst;
+      return r;
+    }
+    // Spawns that each spawn the next would otherwise keep the queue waiting: this one goes
+    // behind what is queued.
+    push_local(w, level, r);
+  }
+  w.lifo_streak = 0;
   if (runnable* r = w.local[level].pop()) {
     ++burst;
     return r;
@@ -262,9 +282,7 @@ runnable* pool_core::take_from_injector(pool_worker& w, std::size_t level) noexc
   for (std::size_t i = 1; i < n; ++i) {
     if (!w.local[level].push(batch[i])) {
       // No room (rare: the local queue was nearly full): the rest go back to the injector.
-      runnable_queue rest;
-      for (std::size_t j = i; j < n; ++j) rest.push_back(batch[j]);
-      inj.push_batch(rest);
+      inj.push_batch(batch.data() + i, n - i);
       break;
     }
   }
@@ -349,6 +367,9 @@ void pool_core::stop_workers() noexcept {
   // Nothing is left after a drain; after a start failure, nothing was ever queued.
   for (auto& inj : injectors_) inj.take_all().discard_all();
   for (auto& w : workers_) {
+    for (runnable*& r : w->lifo) {
+      if (r != nullptr) std::exchange(r, nullptr)->discard();
+    }
     for (auto& q : w->local) {
       while (runnable* r = q.pop()) r->discard();
     }

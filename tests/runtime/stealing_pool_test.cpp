@@ -382,3 +382,34 @@ TEST(StealingPool, AResultHandsBackToARuntimeWorker) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(StealingPool, StatsCountParksAndWakesAndStayZeroWhenOff) {
+  {
+    auto pool = make_pool(2);
+    // Let both workers park, then wake one from outside.
+    while (pool.stats().parked_workers < 2) std::this_thread::yield();
+    auto h = pool.spawn(priority::normal, []() -> task<int> { co_return 1; });
+    ASSERT_EQ(h.join().value(), 1);
+    const weft::pool_stats s = pool.stats();
+    EXPECT_EQ(s.workers, 2u);
+    EXPECT_GE(s.parks, 2u);
+    EXPECT_GE(s.wake_notifications, 1u);
+    EXPECT_EQ(s.spawned_external, 1u);
+    EXPECT_GE(s.polls, 1u);
+    EXPECT_GE(s.injector_batches, 1u);
+  }
+  {
+    auto pool = stealing_pool::builder().workers(1).stats(false).build();
+    auto h = pool.spawn(priority::normal, []() -> task<int> { co_return 2; });
+    ASSERT_EQ(h.join().value(), 2);
+    const weft::pool_stats s = pool.stats();
+    EXPECT_EQ(s.workers, 1u);
+    EXPECT_EQ(s.polls, 0u);
+    EXPECT_EQ(s.spawned_external, 0u);
+    EXPECT_EQ(s.wake_notifications, 0u);
+  }
+}
+
+}  // namespace

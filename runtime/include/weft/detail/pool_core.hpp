@@ -1,8 +1,10 @@
 // weft/detail/pool_core.hpp — the shared heart of a weft::stealing_pool.
 //
 // Queues: per worker and priority a local work_deque (its owner pushes and pops, others steal
-// half); per priority a global pool_injector. A task scheduled on one of the pool's workers goes
-// to that worker's local queue (to the injector, with half the local queue, when it is full); one
+// half) and a LIFO slot (the task last spawned there, run next; only the worker itself sees it);
+// per priority a global pool_injector. A task spawned on one of the pool's workers goes to that
+// worker's LIFO slot, displacing the previous one into the local queue; a task woken or yielding
+// there goes to the local queue (to the injector, with half the local queue, when it is full); one
 // scheduled from any other thread goes to the injector and wakes at most one parked worker
 // (pool_idle.hpp). Tasks move between workers; a cell's owner is the pool_priority_owner of its
 // priority, so a wake re-queues the task at the priority it was spawned with.
@@ -64,6 +66,8 @@ struct pool_config {
 
 // The most runnables a worker moves from an injector to its local queue in one go.
 inline constexpr std::size_t pool_injector_batch_max = 32;
+// LIFO-slot takes in a row before the slot's task goes behind the local queue (tokio's bound).
+inline constexpr std::uint32_t pool_lifo_streak_max = 3;
 // Registry shards: spawns on different workers rarely meet on one lock.
 inline constexpr std::size_t pool_registry_shards = 16;
 
@@ -122,6 +126,8 @@ struct pool_worker {
   // Per priority: local pops in a row at that level since its injector was last looked at first.
   // Per level, because a miss at an empty level says nothing about the injector of a busy one.
   std::array<std::uint32_t, priority_count> burst{};
+  std::array<runnable*, priority_count> lifo{};  // per priority: the task spawned here last
+  std::uint32_t lifo_streak = 0;                  // LIFO-slot takes in a row
   std::size_t next_victim = 0;    // where the next steal round starts
   std::uint32_t budget = 0;       // coop_budget of the poll in progress
   std::uint32_t next_task_id = 0;
@@ -229,6 +235,7 @@ class pool_core {
   void park(pool_worker& w) noexcept;
   void run(pool_worker& w, runnable* r) noexcept;
   void push_local(pool_worker& w, std::size_t level, runnable* r) noexcept;
+  void push_lifo(pool_worker& w, std::size_t level, runnable* r) noexcept;
   void push_injector(std::size_t level, runnable* r) noexcept;
   void wake_one() noexcept;
 
