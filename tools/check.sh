@@ -20,8 +20,8 @@
 #      (docs/mutation.md; meson test --suite mutation). The copy is built at the main build's
 #      place, so its units come from ccache, compiled in stage 1;
 #   9. the benchmark comparison end to end at tiny counts (tools/bench/compare.sh --strict: installs
-#      the peers' packages, builds weft in release, the tokio, async-executor and Asio peers and
-#      the I/O scenarios' echo servers and load client, runs one round and checks that every
+#      the peers' packages, takes weft's programs from stage 1's build, builds the tokio,
+#      async-executor and Asio peers and the I/O references, runs one round and checks that every
 #      runtime printed every figure; never a time).
 # (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
 # confuses TSan and ASan; the sim flavor is checked by its own oracles in stages 6 and 7.)
@@ -105,7 +105,9 @@ real_suites=(runtime io examples tools)
 
 main_build_and_unit() {
   # Its install prefix is where stage 4 installs from it (tools/consumer_check.sh --from-build).
-  build "$out/main" -Dflavors=real,sim,model --prefix "$out/consumer/prefix" || return 1
+  # Optimised without debug information: it compiles a fifth faster, and a failing test names its
+  # file and line itself (the sanitizer builds keep theirs, for their reports' stacks).
+  build "$out/main" -Dflavors=real,sim,model --prefix "$out/consumer/prefix" -Doptimization=2 -Ddebug=false || return 1
   local s=("${real_suites[@]}")
   present "$out/main" bench && s+=(bench)
   suites "$out/main" "${s[@]}"
@@ -163,7 +165,7 @@ fi
 
 # Stage 9 counts as one test in the closing line (it is not a meson test).
 bench_compare_smoke() {
-  if "$root/tools/bench/compare.sh" --rounds 1 --scale 0.002 --strict --build-dir "$out/bench"; then
+  if "$root/tools/bench/compare.sh" --rounds 1 --scale 0.002 --strict --build-dir "$out/bench" --weft-build "$out/main"; then
     echo "1 0 0" >> "$tally"
   else
     echo "0 1 0" >> "$tally"

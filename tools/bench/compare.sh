@@ -3,6 +3,7 @@
 # (the I/O scenarios also with a raw liburing server and a plain pread loop, the machine's own).
 #
 #   tools/bench/compare.sh [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict] [--only pool]
+#                          [--weft-build DIR]
 #
 # 1. installs what it needs from Debian (as root; otherwise it only reports what is missing);
 # 2. builds weft (release, `real` flavor, plus the `sim` flavor for the simulator's throughput) in build-bench/, the Rust peers offline from Debian's
@@ -16,6 +17,9 @@
 #    The stealing pool's scenarios run for weft, tokio and async-executor only (Asio has no such pool).
 # 4. prints the machine, then a table of medians and weft/peer ratios (summarize.py).
 # --only pool: only the stealing pool's scenarios (weft, tokio, async-executor), nothing else.
+# --weft-build DIR: weft's programs come from the configured meson build DIR, whatever its build
+# type, instead of a release build of compare.sh's own (the test suite's smoke run uses its main
+# build, which has them compiled already; figures from such a build are not weft's release figures).
 # Bounded: each program run has a 120 s timeout and no new round starts when the previous one
 # would not fit in the 15-minute budget (builds included). Raw lines and the table are kept in
 # build-bench/compare/ (or DIR/compare/ with --build-dir).
@@ -32,6 +36,7 @@ scale=1
 install=1
 strict=0
 build_dir=""
+weft_build=""
 only=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,12 +44,13 @@ while [ $# -gt 0 ]; do
     --scale) scale="$2"; shift 2 ;;
     --no-install) install=0; shift ;;
     --build-dir) build_dir="$2"; shift 2 ;;
+    --weft-build) weft_build="$2"; shift 2 ;;
     --strict) strict=1; shift ;;
     --only)
       only="$2"
       if [ "$only" != pool ]; then echo "$0: --only: '$only' is not a known selection (accepted: pool)" >&2; exit 2; fi
       shift 2 ;;
-    *) echo "usage: $0 [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict] [--only pool]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--rounds N] [--scale F] [--no-install] [--build-dir DIR] [--strict] [--only pool] [--weft-build DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -56,6 +62,12 @@ build="${build_dir:-$root/build-bench}"
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 out="$build/compare"
+if [ -n "$weft_build" ]; then
+  [ -f "$weft_build/build.ninja" ] || { echo "$0: --weft-build $weft_build: not a configured meson build" >&2; exit 2; }
+  wb=$(cd "$weft_build" && pwd)
+else
+  wb="$build"
+fi
 log() { printf 'compare: [%4ds] %s\n' "$(( $(date +%s) - start_s ))" "$*" >&2; }
 
 # ---- 1. dependencies -------------------------------------------------------------------------
@@ -73,23 +85,27 @@ fi
 . "$root/tools/toolchain.sh"
 
 # ---- 2. builds -------------------------------------------------------------------------------
-log "building weft (release, real flavor)"
-meson_opts=(--buildtype=release -Dflavors=real,sim -Dtests=false -Dexamples=false)
-if [ -d "$build/meson-info" ]; then
-  meson setup --reconfigure "$build" "$root" "${meson_opts[@]}" >/dev/null
+if [ -n "$weft_build" ]; then
+  log "building weft's programs in $wb"
 else
-  meson setup "$build" "$root" "${meson_opts[@]}" >/dev/null
+  log "building weft (release, real flavor)"
+  meson_opts=(--buildtype=release -Dflavors=real,sim -Dtests=false -Dexamples=false)
+  if [ -d "$build/meson-info" ]; then
+    meson setup --reconfigure "$build" "$root" "${meson_opts[@]}" >/dev/null
+  else
+    meson setup "$build" "$root" "${meson_opts[@]}" >/dev/null
+  fi
 fi
 # weft's I/O programs exist once the runtime has its socket and file API (tools/bench/meson.build);
 # until then tcp_echo and file_read run without weft.
 weft_io_targets=()
 for t in tools/bench/weft-echo-server tools/bench/weft-bench-file-read; do
-  if ninja -C "$build" -t targets all 2>/dev/null | grep -q "^$t:"; then weft_io_targets+=("$t"); fi
+  if ninja -C "$wb" -t targets all 2>/dev/null | grep -q "^$t:"; then weft_io_targets+=("$t"); fi
 done
 if [ "$only" = pool ]; then
-  ninja -C "$build" -j2 tools/bench/weft-bench-scenarios >/dev/null
+  ninja -C "$wb" -j2 tools/bench/weft-bench-scenarios >/dev/null
 else
-  ninja -C "$build" -j2 tools/bench/weft-bench-scenarios tools/bench/weft-bench-sim tools/bench/weft-echo-client \
+  ninja -C "$wb" -j2 tools/bench/weft-bench-scenarios tools/bench/weft-bench-sim tools/bench/weft-echo-client \
     "${weft_io_targets[@]}" >/dev/null
 fi
 
@@ -109,7 +125,7 @@ if [ "$only" != pool ]; then
 fi
 
 declare -A program=(
-  [weft]="$build/tools/bench/weft-bench-scenarios"
+  [weft]="$wb/tools/bench/weft-bench-scenarios"
   [tokio]="$bench/peers/tokio/target/release/weft-bench-tokio"
   [async-executor]="$bench/peers/smol/target/release/weft-bench-smol"
   [asio]="$build/peers/weft-bench-asio"
@@ -123,9 +139,9 @@ pool_scenarios=(pool_spawn_join_1024 pool_yield_storm pool_nested_spawn steal_im
                 priority_latency)
 
 # tcp_echo: every server driven by the same client; the loads as figure:connections:bytes.
-client="$build/tools/bench/weft-echo-client"
+client="$wb/tools/bench/weft-echo-client"
 declare -A echo_server=(
-  [weft]="$build/tools/bench/weft-echo-server"
+  [weft]="$wb/tools/bench/weft-echo-server"
   [tokio]="$bench/peers/tokio/target/release/weft-echo-tokio"
   [async-executor]="$bench/peers/smol/target/release/weft-echo-smol"
   [asio]="$build/peers/weft-echo-asio"
@@ -139,7 +155,7 @@ echo_threads=2  # server threads, as the scenarios' 2 workers
 echo_seconds=$(python3 -c "import sys; print('%.3f' % max(0.05, 3 * float(sys.argv[1])))" "$scale")
 # file_read: a file of 256 MiB (scaled, whole 4 KiB blocks, at least one) read by each reader.
 declare -A file_reader=(
-  [weft]="$build/tools/bench/weft-bench-file-read"
+  [weft]="$wb/tools/bench/weft-bench-file-read"
   [pread]="$build/peers/weft-file-read-pread"
 )
 file_runtimes=(pread)
@@ -244,7 +260,7 @@ for ((r = 0; r < rounds; r++)); do
   done
   # The simulator's throughput: weft only, no peer has one; 2,000 seeds of
   # shutdown_race at 4 workers x 100 tasks, one job.
-  if ! timeout 120 "$build/tools/bench/weft-bench-sim" --seeds 2000 >>"$raw" 2>>"$err"; then
+  if ! timeout 120 "$wb/tools/bench/weft-bench-sim" --seeds 2000 >>"$raw" 2>>"$err"; then
     log "weft-bench-sim failed or timed out (see $err)"
     failures=$((failures + 1))
   fi
