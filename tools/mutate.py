@@ -388,6 +388,7 @@ def campaign_args(argv):
             if not os.path.isdir(os.path.join(mirrored, "meson-private")):
                 raise ValueError(f"--mirror-build: {a.mirror_build} is not a meson build directory")
             a.build_rel = rel
+            a.mirror_options = mirrored_compile_options(mirrored)
         for flag, path in (("--json", a.json), ("--markdown", a.markdown)):
             if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
                 raise ValueError(f"{flag}: the directory of {path} does not exist")
@@ -471,6 +472,20 @@ def tail(text, lines=15):
     return "\n".join(text.rstrip().split("\n")[-lines:])
 
 
+def mirrored_compile_options(build_dir):
+    """The -D options that make the copy's compile commands the mirrored build's: its optimisation
+    level and debug information (ccache serves the copy only when the commands match exactly)."""
+    import json
+    import subprocess
+    try:
+        out = subprocess.run(["meson", "introspect", "--buildoptions", build_dir], check=True,
+                             capture_output=True, text=True).stdout
+        options = {o["name"]: o["value"] for o in json.loads(out)}
+    except (OSError, subprocess.CalledProcessError, ValueError, KeyError) as e:
+        raise ValueError(f"--mirror-build: cannot read the options of {build_dir}: {e}") from None
+    return [f"-Doptimization={options['optimization']}", f"-Ddebug={str(options['debug']).lower()}"]
+
+
 class Bench:
     """The copy, its build, and the checkers run against what is built there."""
 
@@ -487,7 +502,8 @@ class Bench:
         copy_tree(self.a.source, self.src, self.a.work, self.a.build_rel)
         self.env = toolchain_env(self.src)
         if not os.path.isfile(os.path.join(self.build, "build.ninja")):
-            status, out = run_step(["meson", "setup", self.build, "-Dflavors=sim", "-Dexamples=false"],
+            status, out = run_step(["meson", "setup", self.build, "-Dflavors=sim", "-Dexamples=false"]
+                                   + getattr(self.a, "mirror_options", []),
                                    self.env, self.a.timeout, cwd=self.src)
             if status != 0:
                 raise Unmeasured(f"meson setup of the copy failed:\n{tail(out)}")

@@ -30,9 +30,9 @@ namespace {
 // recycler and the simulator thread reach their working size.
 constexpr std::uint64_t warm_up_seeds = 500;
 // Seeds each scenario runs between the two measurements.
-constexpr std::uint64_t measured_seeds = 5'000;
+constexpr std::uint64_t measured_seeds = 2'000;
 // How much resident memory may grow over the measured seeds: allocator fragmentation, never a
-// per-seed cost (one leaked 4 KiB page per seed would be 20 MiB).
+// per-seed cost (one leaked 4 KiB page per seed would be 8 MiB).
 constexpr std::size_t resident_growth_bytes_max = std::size_t{4} << 20;
 // Sizes of memory_no_virtual_time (below): producer threads, and macrotasks each one sends.
 constexpr std::int64_t producers_max = 3;
