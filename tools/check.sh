@@ -106,15 +106,18 @@ real_suites=(runtime io examples tools)
 main_build_and_unit() {
   # Its install prefix is where stage 4 installs from it (tools/consumer_check.sh --from-build).
   # Optimised without debug information: it compiles a fifth faster, and a failing test names its
-  # file and line itself (the sanitizer builds keep theirs, for their reports' stacks).
+  # file and line itself (the sanitizer builds keep line tables, for their reports' stacks).
   build "$out/main" -Dflavors=real,sim,model --prefix "$out/consumer/prefix" -Doptimization=2 -Ddebug=false || return 1
   local s=("${real_suites[@]}")
   present "$out/main" bench && s+=(bench)
   suites "$out/main" "${s[@]}"
 }
 
-sanitizer_run() {  # sanitizer_run DIR SANITIZERS BUILDTYPE
-  build "$1" -Dflavors=real -Db_sanitize="$2" -Db_lundef=false -Dbuildtype="$3" || return 1
+sanitizer_run() {  # sanitizer_run DIR SANITIZERS OPTIMIZATION
+  # Line tables only: a sanitizer's report names file and line in each frame, and full debug
+  # information would cost a fifth of the build.
+  build "$1" -Dflavors=real -Db_sanitize="$2" -Db_lundef=false -Doptimization="$3" -Ddebug=false \
+    -Dcpp_args=-gline-tables-only || return 1
   suites "$1" "${real_suites[@]}"
 }
 
@@ -143,9 +146,9 @@ consumer_stage() {
 stage "build + real unit tests" main_build_and_unit
 if [ "$quick" = 0 ]; then
   stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread debugoptimized"
+    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread 2"
   stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined debug"
+    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined 0"
   stage "consumer: the installed library through pkg-config" consumer_stage
   stage "models (Relacy)" suites "$out/main" models
 fi
