@@ -376,17 +376,17 @@ void pool_core::stop_workers() noexcept {
   }
 }
 
-pool_stats_raw pool_core::stats() const noexcept {
-  pool_stats_raw s;
+pool_stats pool_core::stats() const noexcept {
+  pool_stats s;
   s.workers = workers_.size();
-  s.parked = idle_->parked_approx();
-  for (std::size_t p = 0; p < priority_count; ++p) s.injector[p] = injectors_[p].size();
+  s.parked_workers = idle_->parked_approx();
+  for (std::size_t p = 0; p < priority_count; ++p) s.runnable_injector[p] = injectors_[p].size();
   for (const auto& w : workers_) {
-    for (std::size_t p = 0; p < priority_count; ++p) s.local[p] += w->local[p].size_approx();
+    for (std::size_t p = 0; p < priority_count; ++p) s.runnable_local[p] += w->local[p].size_approx();
     // relaxed: statistics.
     s.polls += w->counters.polls.load(std::memory_order_relaxed);
     s.steals += w->counters.steals.load(std::memory_order_relaxed);
-    s.stolen += w->counters.stolen.load(std::memory_order_relaxed);
+    s.stolen_tasks += w->counters.stolen.load(std::memory_order_relaxed);
     s.injector_batches += w->counters.injector_batches.load(std::memory_order_relaxed);
     s.parks += w->counters.parks.load(std::memory_order_relaxed);
     s.spawned_on_workers += w->counters.spawned_local.load(std::memory_order_relaxed);

@@ -79,21 +79,7 @@ void stealing_pool::check_not_on_worker(const char* call) const {
 
 pool_stats stealing_pool::stats() const {
   if (core_ == nullptr) throw usage_error("stealing_pool::stats on a moved-from pool");
-  const detail::pool_stats_raw raw = core_->stats();
-  pool_stats s;
-  s.workers = raw.workers;
-  s.parked_workers = raw.parked;
-  s.runnable_local = raw.local;
-  s.runnable_injector = raw.injector;
-  s.polls = raw.polls;
-  s.steals = raw.steals;
-  s.stolen_tasks = raw.stolen;
-  s.injector_batches = raw.injector_batches;
-  s.spawned_on_workers = raw.spawned_on_workers;
-  s.spawned_external = raw.spawned_external;
-  s.parks = raw.parks;
-  s.wake_notifications = raw.wake_notifications;
-  return s;
+  return core_->stats();
 }
 
 void stealing_pool::request_stop() const noexcept {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include <weft/detail/pool_core.hpp>
+#include <weft/pool_stats.hpp>
 #include <weft/join_handle.hpp>
 #include <weft/priority.hpp>
 #include <weft/stop_outcome.hpp>
@@ -52,23 +53,6 @@ struct priority_weights {
   std::uint32_t high = 8;
   std::uint32_t normal = 4;
   std::uint32_t background = 1;
-};
-
-// An approximate snapshot: every field is read without stopping the pool, so the fields need not
-// agree with each other. Counters are zero when the pool was built with stats(false).
-struct pool_stats {
-  std::size_t workers = 0;
-  std::size_t parked_workers = 0;
-  std::array<std::size_t, priority_count> runnable_local{};     // per priority, in workers' queues
-  std::array<std::size_t, priority_count> runnable_injector{};  // per priority, in the injectors
-  std::uint64_t polls = 0;
-  std::uint64_t steals = 0;            // successful steal operations
-  std::uint64_t stolen_tasks = 0;      // runnables they moved
-  std::uint64_t injector_batches = 0;  // batches workers took from the injectors
-  std::uint64_t spawned_on_workers = 0;
-  std::uint64_t spawned_external = 0;
-  std::uint64_t parks = 0;
-  std::uint64_t wake_notifications = 0;
 };
 
 class stealing_pool {

@@ -46,6 +46,7 @@
 #include <weft/platform/parker.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
+#include <weft/pool_stats.hpp>
 #include <weft/priority.hpp>
 #include <weft/stop_outcome.hpp>
 #include <weft/telemetry.hpp>
@@ -133,16 +134,6 @@ struct pool_worker {
   std::uint32_t next_task_id = 0;
 };
 
-// What stats() reads (public snapshot in stealing_pool.hpp).
-struct pool_stats_raw {
-  std::size_t workers = 0;
-  std::size_t parked = 0;
-  std::array<std::size_t, priority_count> local{};
-  std::array<std::size_t, priority_count> injector{};
-  std::uint64_t polls = 0, steals = 0, stolen = 0, injector_batches = 0, parks = 0;
-  std::uint64_t spawned_on_workers = 0, spawned_external = 0, wake_notifications = 0;
-};
-
 class pool_core {
  public:
   explicit pool_core(pool_config config);
@@ -202,7 +193,7 @@ class pool_core {
   void stop_workers() noexcept;
   bool workers_stopped() const noexcept { return workers_stopped_; }
 
-  pool_stats_raw stats() const noexcept;
+  pool_stats stats() const noexcept;
 
   // Reference counting of the core itself (the handle and the three owners).
   void core_ref_release() noexcept;
