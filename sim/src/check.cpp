@@ -169,7 +169,11 @@ std::string rerun_command(const check_options& o) {
 }  // namespace
 
 std::string check_result::message() const {
-  if (passed) return "passed " + std::to_string(seeds_run) + " seeds" + (pct_bound.empty() ? "" : "\n" + pct_bound);
+  if (passed) {
+    const std::string coverage = probes.describe();
+    return "passed " + std::to_string(seeds_run) + " seeds" + (pct_bound.empty() ? "" : "\n" + pct_bound) +
+           (coverage.empty() ? "" : "\n" + coverage);
+  }
   std::string m = "failed at seed " + std::to_string(failing_seed) + " (after " + std::to_string(seeds_run) +
                   " seeds):\n";
   for (const std::string& f : failures) m += "  " + f + "\n";
@@ -206,6 +210,7 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
     ++r.seeds_run;
     most_threads = std::max(most_threads, result.fibers);
     most_steps = std::max(most_steps, result.steps);
+    r.probes.add(result);
     if (result.passed) continue;
     r.passed = false;
     r.failing_seed = seed;

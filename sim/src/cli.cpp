@@ -35,6 +35,7 @@
 
 #include <weft/sim/confidence.hpp>
 #include <weft/sim/options.hpp>
+#include <weft/sim/probes.hpp>
 #include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
 
@@ -390,6 +391,9 @@ int run_case(const std::string& program, const scenario& s, std::uint64_t seed, 
               static_cast<unsigned long long>(r.faults),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(r.virtual_elapsed).count()));
   std::printf("trace-hash: %s\n", hex16(r.trace_hash).c_str());
+  probe_tally probes;
+  probes.add(r);
+  if (const std::string line = probes.describe(); !line.empty()) std::printf("%s\n", line.c_str());
   if (o.strategy == strategy_kind::pct) std::printf("%s\n", pct_bound_of(o, r.fibers, r.steps).describe(1).c_str());
   std::printf("replay: %s\n", replay_command(program, s.name, seed, o).c_str());
   const bool pass = r.passed && divergence.empty();
@@ -531,6 +535,8 @@ class campaign {
   std::uint64_t most_steps() const { return most_steps_.load(std::memory_order_relaxed); }
   std::uint64_t most_threads() const { return most_threads_.load(std::memory_order_relaxed); }
   const std::string& worker_error() const { return worker_error_; }
+  // After run(): what the program's WEFT_SIM_PROBE sites saw over the seeds that ran.
+  const probe_tally& probes() const { return probes_; }
 
  private:
   // One job: seeds until the range is used up or the campaign stops.
@@ -562,6 +568,10 @@ class campaign {
     total_steps_.fetch_add(r.steps, std::memory_order_relaxed);
     raise_to(most_steps_, r.steps);
     raise_to(most_threads_, r.fibers);
+    if (!r.probe_hits.empty()) {
+      std::lock_guard<std::mutex> hold(lock_);
+      probes_.add(r);
+    }
     if (why.empty() && !r.passed) {
       why = r.failures.empty() ? "failed" : r.failures.front();
       why = why.substr(0, why.find('\n'));
@@ -593,6 +603,7 @@ class campaign {
   const std::uint64_t max_failures_;
   std::mutex lock_;
   std::vector<failure> failures_;  // under lock_ until run() returns
+  probe_tally probes_;             // under lock_ until run() returns
   std::string worker_error_;       // under lock_: the first exception a job caught
   // Counters only: no other data is published through them (failures_ and worker_error_ are under
   // lock_, and the pool is joined before the totals are read), so relaxed is enough.
@@ -666,6 +677,7 @@ int report_fuzz(const std::string& program, const fuzz_flags& f, const fuzz_run&
   if (o.strategy == strategy_kind::pct) {
     std::printf("%s\n", pct_bound_of(o, c.most_threads(), c.most_steps()).describe(ran).c_str());
   }
+  if (const std::string probes = c.probes().describe(); !probes.empty()) std::printf("%s\n", probes.c_str());
   int written = exit_pass;
   if (c.failures().empty()) {
     if (saving != nullptr) saving->discard();

@@ -18,6 +18,7 @@
 #include <boost/fiber/properties.hpp>
 
 #include <weft/platform/assert.hpp>
+#include <weft/platform/buggify.hpp>
 #include <weft/platform/trace.hpp>
 #include <weft/sim/engine.hpp>
 #include <weft/sim/strategy.hpp>
@@ -370,6 +371,7 @@ run_result engine::result() && {
   r.faults = faults_injected_;
   r.preemptions = preemptions_;
   r.params = std::move(params_);
+  for (const auto& [site, hits] : probe_hits_) r.probe_hits[site->name] += hits;
   r.virtual_elapsed = now_ - epoch();
   r.effective_options = effective_options_;
   r.events = std::move(events_);
@@ -658,6 +660,32 @@ bool engine::io_fault(std::uint8_t kind, const char* name) noexcept {
   ++faults_injected_;
   record_simple(event_kind::fault, current_fiber_id(), 0, 0, name, nullptr);
   return true;
+}
+
+bool engine::buggify(std::string_view name) noexcept {
+  constexpr auto kind = static_cast<std::size_t>(platform::fault::buggify);
+  if (running_ == nullptr || ending_) return false;
+  const std::uint32_t rate = options_.faults.rate_ppm[kind];
+  if (rate == 0) return false;  // off: no draw, so the run is the one without the site
+  auto [site, first] = buggify_sites_.try_emplace(std::string(name), false);
+  if (first) {
+    // Active or not for the whole run, from the seed and the name alone: the order in which the
+    // sites are first met does not matter.
+    fnv1a h;
+    h.add(name);
+    std::uint64_t mix = seed_ ^ h.value();
+    site->second = platform::random::splitmix64(mix) % ppm_one < buggify_site_active_ppm;
+  }
+  if (!site->second || fault_rng_.below(ppm_one) >= rate) return false;
+  ++faults_injected_;
+  record_simple(event_kind::fault, current_fiber_id(), 0, 0, platform::fault_name(platform::fault::buggify), nullptr,
+                std::string(name));
+  return true;
+}
+
+void engine::probe_hit(const platform::probe_site& site) noexcept {
+  if (running_ == nullptr || ending_) return;
+  ++probe_hits_[&site];
 }
 
 std::uint64_t engine::fault_draw(std::uint64_t bound) noexcept {

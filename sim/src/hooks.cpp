@@ -69,6 +69,15 @@ bool fault_point(std::uint8_t kind, const char* name, const weft::platform::sour
   return e != nullptr && e->fault_point(kind, name, loc);
 }
 
+bool buggify(std::string_view name) noexcept {
+  engine* e = engine::current();
+  return e != nullptr && e->buggify(name);
+}
+
+void probe_hit(const weft::platform::probe_site& site) noexcept {
+  if (engine* e = engine::current()) e->probe_hit(site);
+}
+
 io::world* io_world() noexcept {
   engine* e = engine::current();
   return e != nullptr && e->running() != nullptr ? &e->io_world() : nullptr;

@@ -59,7 +59,9 @@ TEST(check_api, a_sound_body_passes_every_seed) {
   const check_result r = check({.seeds = 40}, sound);
   EXPECT_TRUE(r.passed);
   EXPECT_EQ(r.seeds_run, 40u);
-  EXPECT_EQ(r.message(), "passed 40 seeds");
+  EXPECT_EQ(r.probes.describe().rfind("probes: ", 0), 0u) << r.probes.describe();
+  // This program links probes (buggify_test.cpp), so the coverage line follows.
+  EXPECT_EQ(r.message(), "passed 40 seeds\n" + r.probes.describe());
   EXPECT_TRUE(r.pct_bound.empty()) << "the bound is PCT's alone";
 }
 
@@ -178,7 +180,7 @@ TEST(check_api, the_environment_overrides_seeds_and_strategy) {
   // PCT: the pass reports what the seeds rule out.
   EXPECT_EQ(r.pct_bound.rfind("pct-bound: d=3 ", 0), 0u) << r.pct_bound;
   EXPECT_NE(r.pct_bound.find("7 seeds miss it"), std::string::npos) << r.pct_bound;
-  EXPECT_EQ(r.message(), "passed 7 seeds\n" + r.pct_bound);
+  EXPECT_EQ(r.message(), "passed 7 seeds\n" + r.pct_bound + "\n" + r.probes.describe());
 }
 
 TEST(check_api, bad_environment_values_and_options_are_refused_before_any_run) {

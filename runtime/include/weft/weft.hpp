@@ -3,6 +3,7 @@
 
 #include <weft/compiler_support.hpp>
 
+#include <weft/buggify.hpp>
 #include <weft/builtins.hpp>
 #include <weft/cancellation.hpp>
 #include <weft/event_loop.hpp>

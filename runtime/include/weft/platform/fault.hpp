@@ -28,6 +28,8 @@ enum class fault : std::uint8_t {
   io_reset,             // a stream connection is reset (ECONNRESET)
   io_error,             // a file operation fails with EIO
   io_reorder,           // ready completions of independent operations arrive out of order
+  // User code: weft::sim::buggify(name) in a service (weft/buggify.hpp), not the runtime's own.
+  buggify,              // an active buggify site answers true
   count_
 };
 
@@ -46,6 +48,7 @@ inline constexpr const char* fault_name(fault f) noexcept {
     case fault::io_reset: return "io_reset";
     case fault::io_error: return "io_error";
     case fault::io_reorder: return "io_reorder";
+    case fault::buggify: return "buggify";
     case fault::count_: break;
   }
   return "unknown";

@@ -30,6 +30,7 @@
 
 #include <weft/sim/context.hpp>
 #include <weft/sim/options.hpp>
+#include <weft/sim/probes.hpp>
 #include <weft/sim/scenario.hpp>
 
 namespace weft::sim {
@@ -68,8 +69,10 @@ struct check_result {
   std::string pct_bound;               // with the pct strategy: the detection bound of the seeds
                                        // run (weft/sim/confidence.hpp); empty otherwise
 
+  probe_tally probes;                  // what the program's WEFT_SIM_PROBE sites saw, seeds run
   // Everything above as a readable report: the failures, then the reproduction line (a pass:
-  // the seeds run, and the PCT bound when there is one).
+  // the seeds run, the PCT bound when there is one, and the probes' coverage when the program
+  // has probes).
   std::string message() const;
 };
 

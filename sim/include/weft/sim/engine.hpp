@@ -31,6 +31,7 @@
 #include <optional>
 #include <weft/platform/source_location.hpp>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -109,6 +110,9 @@ class engine {
   // The fault stream without a scheduling point, for the simulated kernel (hooks.hpp).
   bool io_fault(std::uint8_t kind, const char* name) noexcept;
   std::uint64_t fault_draw(std::uint64_t bound) noexcept;
+  // User code's fault sites and probes (hooks.hpp): neither is a scheduling point.
+  bool buggify(std::string_view name) noexcept;
+  void probe_hit(const platform::probe_site& site) noexcept;
   // The run's simulated kernel, created at its first use; it dies with the engine.
   io::world& io_world();
   io::world* existing_io_world() noexcept { return io_world_.get(); }
@@ -215,6 +219,10 @@ class engine {
   std::function<void()> stop_hook_;
   bool in_stop_hook_ = false;
   std::unique_ptr<io::world> io_world_;
+  // Buggify sites met in this run and whether each is active; probe hits by site. Looked up only:
+  // result() folds the hits into a map by name, a sum that no visiting order changes.
+  std::unordered_map<std::string, bool> buggify_sites_;
+  std::unordered_map<const platform::probe_site*, std::uint64_t> probe_hits_;
 
   // Task events: a cell's address names it only inside the engine (it never enters the trace);
   // the trace numbers tasks in order of appearance. A `spawned` event always starts a new number

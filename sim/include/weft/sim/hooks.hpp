@@ -14,12 +14,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <weft/platform/source_location.hpp>
 #include <vector>
 
 namespace weft::sim::io {
 class world;
 }  // namespace weft::sim::io
+
+namespace weft::platform {
+struct probe_site;
+}  // namespace weft::platform
 
 namespace weft::sim::detail {
 
@@ -82,6 +87,15 @@ bool io_fault(std::uint8_t kind, const char* name) noexcept;
 std::uint64_t fault_draw(std::uint64_t bound) noexcept;
 // A note in the trace (and its hash); not a scheduling point. Nothing outside a run.
 void trace_note(const char* text) noexcept;
+
+// User code's fault sites and coverage probes (weft/buggify.hpp). buggify: whether the site
+// `name` misbehaves now, drawn from the run's fault stream when the `buggify` fault kind is on and
+// the site is active in this run; never a scheduling point; false outside a run. register_probe:
+// a probe site linked into the program (before main). probe_hit: a pass over a site, counted in
+// the active run (nothing outside one).
+bool buggify(std::string_view name) noexcept;
+void register_probe(const weft::platform::probe_site& site);
+void probe_hit(const weft::platform::probe_site& site) noexcept;
 
 // Fibers (simulated threads).
 fiber_record* spawn(std::function<void()> fn, const weft::platform::source_location& loc);

@@ -54,6 +54,10 @@ struct options {
 };
 
 constexpr std::uint32_t ppm_one = 1'000'000;
+// With the `buggify` fault kind on, each buggify site is active in a run with this probability
+// (drawn from the seed and the site's name); an active site fires at the kind's rate. Half the
+// sites quiet in each run lets a campaign meet every combination of misbehaving parts.
+constexpr std::uint32_t buggify_site_active_ppm = 500'000;
 
 // Accepted ranges of the options (inclusive). Fields not named here take their type's full range.
 inline constexpr std::uint32_t min_pct_depth = 1;

@@ -33,6 +33,8 @@ struct run_result {
   // --param given, or the scenario's own choice). Passing them all back as --param reproduces
   // the run: scenarios draw their fallback whether or not it is used.
   std::map<std::string, std::int64_t> params;
+  // WEFT_SIM_PROBE hits of this run by probe name (weft/buggify.hpp); a probe not reached is absent.
+  std::map<std::string, std::uint64_t> probe_hits;
   duration virtual_elapsed{};
   std::string effective_options;      // describe() of the options after swarm choices
   std::vector<trace_event> events;    // only with options::record_trace
