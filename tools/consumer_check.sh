@@ -10,6 +10,8 @@
 #     tests/consumer/sim/racy_counter.cpp, `pkg-config weft-sim-main`) once with clang++ on the
 #     command line and once with CMake (pkg_check_modules); each fuzzes the sound scenario, finds
 #     the planted bug of the racy one, replays the failing seed it printed and the record it saved;
+#     and fuzzes tests/consumer/sim/short_store.cpp, whose bug sits behind a buggify site: found
+#     only with the `buggify` fault kind on, and its probe listed as never reached with it off;
 #   * builds a GoogleTest suite of WEFT_SIM_TESTs (tests/consumer/sim/sim_tests.cpp): the racy
 #     test must fail with a reproduction line, and running that line must fail at that seed alone;
 #   * checks that a simulator binary with no scenario linked in refuses to run, naming the cause.
@@ -68,7 +70,7 @@ pkg-config --exists weft-sim-main || fail "pkg-config does not find weft-sim-mai
 work="$out/sim-consumer"  # an empty directory holding only the user's sources
 rm -rf "$work"
 mkdir -p "$work"
-cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/"{racy_counter.cpp,increments.hpp} \
+cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/"{racy_counter.cpp,short_store.cpp,increments.hpp} \
    "$root/tests/consumer/sim/"{sim_tests.cpp,no_scenario.cpp,CMakeLists.txt} "$work/"
 read -r -a sim_cflags <<<"$(pkg-config --cflags weft-sim-main)"
 read -r -a sim_libs <<<"$(pkg-config --libs weft-sim-main)"
@@ -92,8 +94,16 @@ simulate() {
   [ "$status" = 1 ] && grep -q "^record: reproduced" "$log.record" \
     || { cat "$log.record" >&2; fail "$name: the record fuzz saved did not replay the failure"; }
   echo "consumer: $name: fuzzes the user's scenarios, finds the planted bug, replays it and its record ($(grep -m1 '^fail:' "$log"))"
+  # The user's fault site: quiet (and its probe never reached) unless the buggify kind is on.
+  "$bin" fuzz --scenario short_store --seeds 200 >"$log" 2>&1 || { cat "$log" >&2; fail "$name: short_store failed with buggify off"; }
+  grep -q "^probes: 1 of 2 reached: short_store.started (200 runs, 200 hits); never reached: short_store.partial_write_taken$" "$log" \
+    || { cat "$log" >&2; fail "$name: short_store's probe line is not as expected"; }
+  status=0
+  "$bin" fuzz --scenario short_store --seeds 200 --fault buggify=0.5 >"$log" 2>&1 || status=$?
+  [ "$status" = 1 ] && grep -q "stored short" "$log" || { cat "$log" >&2; fail "$name: buggify did not expose the short write (status $status)"; }
+  echo "consumer: $name: a buggify site exposes the user's bug only when on; probes list what no run reached"
 }
-clang++ "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" "$work/racy_counter.cpp" -o "$work/my-sim" "${sim_libs[@]}" \
+clang++ "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" "$work/racy_counter.cpp" "$work/short_store.cpp" -o "$work/my-sim" "${sim_libs[@]}" \
   || fail "sim-clang: does not compile"
 simulate sim-clang "$work/my-sim"
 
