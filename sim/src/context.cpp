@@ -44,5 +44,9 @@ void context::arm_stop_requests(std::function<void()> request_stop) {
   engine_.arm_stop_request(std::move(request_stop));
 }
 void context::disarm_stop_requests() { engine_.arm_stop_request({}); }
+void context::start_liveness(duration fault_window, duration recovery_bound, platform::source_location loc) {
+  engine_.start_liveness(fault_window, recovery_bound, loc);
+}
+void context::recovered(platform::source_location loc) { engine_.recovered(loc); }
 
 }  // namespace weft::sim

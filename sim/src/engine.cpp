@@ -335,6 +335,34 @@ void engine::fail(std::string message) {
   failures_.push_back(std::move(message));
 }
 
+void engine::start_liveness(duration fault_window, duration recovery_bound,
+                            const weft::platform::source_location& loc) {
+  const std::string site = std::string(loc.file_name()) + ":" + std::to_string(loc.line());
+  if (recover_by_) {
+    fail("usage: start_liveness called twice in one run (at " + site + ")");
+    return;
+  }
+  if (fault_window < duration::zero() || recovery_bound <= duration::zero()) {
+    fail("usage: start_liveness needs a fault window >= 0 and a recovery bound > 0 (at " + site + ")");
+    return;
+  }
+  faults_until_ = now_ + fault_window;
+  recover_by_ = faults_until_ + recovery_bound;
+  note("liveness: faults stop at t=" + std::to_string((faults_until_ - epoch()).count()) + "ns, goal due by t=" +
+       std::to_string((*recover_by_ - epoch()).count()) + "ns");
+}
+
+void engine::recovered(const weft::platform::source_location& loc) {
+  if (!recover_by_) {
+    fail("usage: recovered() without a liveness phase (start_liveness) (at " + std::string(loc.file_name()) + ":" +
+         std::to_string(loc.line()) + ")");
+    return;
+  }
+  if (recovered_) return;
+  recovered_ = true;
+  note("liveness: goal reached");
+}
+
 void engine::record_param(std::string name, std::int64_t value) { params_[std::move(name)] = value; }
 
 void engine::name_current(std::string name) {
@@ -355,6 +383,9 @@ void engine::execute(std::function<void()> root) {
   main_waiting_ = true;
   while (!ending_) main_ctx_->suspend();  // woken by the last exit or by an abort
   main_waiting_ = false;
+  if (recover_by_ && !recovered_ && !aborted_) {
+    fail("did not recover: the scenario ended without reaching its goal (context::recovered) after its fault window");
+  }
   release_finished_fibers();
   boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
   current_engine = nullptr;
@@ -631,7 +662,7 @@ void engine::wake(detail::fiber_record* f, detail::wake_reason why) noexcept {
 }
 
 bool engine::fault_point(std::uint8_t kind, const char* name, const weft::platform::source_location& loc) noexcept {
-  if (running_ == nullptr || ending_ || kind >= fault_kinds) return false;
+  if (running_ == nullptr || ending_ || kind >= fault_kinds || !faults_open()) return false;
   const std::uint32_t rate = options_.faults.rate_ppm[kind];
   // A fault kind that is off leaves its points out of the schedule entirely: adding a fault point
   // to the runtime then changes no fault-free run (nor its seeds-to-detection figures).
@@ -653,7 +684,7 @@ bool engine::fault_point(std::uint8_t kind, const char* name, const weft::platfo
 }
 
 bool engine::io_fault(std::uint8_t kind, const char* name) noexcept {
-  if (running_ == nullptr || ending_ || kind >= fault_kinds) return false;
+  if (running_ == nullptr || ending_ || kind >= fault_kinds || !faults_open()) return false;
   const std::uint32_t rate = options_.faults.rate_ppm[kind];
   if (rate == 0) return false;  // an unused kind draws nothing, as at fault_point()
   if (fault_rng_.below(ppm_one) >= rate) return false;
@@ -664,7 +695,7 @@ bool engine::io_fault(std::uint8_t kind, const char* name) noexcept {
 
 bool engine::buggify(std::string_view name) noexcept {
   constexpr auto kind = static_cast<std::size_t>(platform::fault::buggify);
-  if (running_ == nullptr || ending_) return false;
+  if (running_ == nullptr || ending_ || !faults_open()) return false;
   const std::uint32_t rate = options_.faults.rate_ppm[kind];
   if (rate == 0) return false;  // off: no draw, so the run is the one without the site
   auto [site, first] = buggify_sites_.try_emplace(std::string(name), false);
@@ -770,6 +801,15 @@ void engine::on_idle() noexcept {
     // Every fiber is blocked: virtual time jumps to the earliest deadline, and every fiber whose
     // deadline that is (or earlier) times out, in (deadline, arming) order.
     const instant next = timers_.front().deadline;
+    if (recover_by_ && !recovered_ && next > *recover_by_) {
+      // The goal was not reached by its deadline, and nothing before it is left to happen.
+      now_ = std::max(now_, *recover_by_);
+      record_simple(event_kind::time, 0, 0, now_ns(), nullptr, nullptr);
+      fail("did not recover: the goal (context::recovered) was not reached within the recovery bound after the "
+           "fault window\n" + describe_fibers());
+      abort_run();
+      return;
+    }
     if (next > now_) {
       now_ = next;
       record_simple(event_kind::time, 0, 0, now_ns(), nullptr, nullptr);

@@ -15,6 +15,7 @@
 #include <weft/platform/clock.hpp>
 #include <weft/platform/fault.hpp>
 #include <weft/platform/random.hpp>
+#include <weft/platform/source_location.hpp>
 #include <weft/platform/thread.hpp>
 #include <weft/sim/options.hpp>
 #include <weft/sim/scenario.hpp>
@@ -56,6 +57,15 @@ class context {
   // request_stop). disarm_stop_requests() before whatever it refers to is destroyed.
   void arm_stop_requests(std::function<void()> request_stop);
   void disarm_stop_requests();
+
+  // The liveness phase: faults of every kind (the runtime's, the simulated kernel's, buggify
+  // sites) stop `fault_window` of virtual time from now, and the run must then reach its goal,
+  // recovered(), within `recovery_bound` of virtual time, or fail as "did not recover" (also when
+  // the scenario ends without reaching it). Once per run; a second call, a negative window or a
+  // bound that is not positive fails the run naming the calling line.
+  void start_liveness(duration fault_window, duration recovery_bound,
+                      platform::source_location loc = platform::source_location::current());
+  void recovered(platform::source_location loc = platform::source_location::current());
 
   // Names the calling fiber in traces ("producer-2").
   void name_thread(std::string_view name);

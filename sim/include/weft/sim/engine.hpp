@@ -132,6 +132,12 @@ class engine {
   // and disarms it (an empty function) before that goes away.
   void arm_stop_request(std::function<void()> hook) { stop_hook_ = std::move(hook); }
   bool failed() const noexcept { return !failures_.empty(); }
+  // The liveness phase (context::start_liveness): every fault kind stops at `fault_window` from
+  // now, and the run must reach its goal (recovered()) within `recovery_bound` after that.
+  void start_liveness(duration fault_window, duration recovery_bound, const weft::platform::source_location& loc);
+  void recovered(const weft::platform::source_location& loc);
+  // False once the liveness phase's fault window has closed: no fault of any kind is drawn after.
+  bool faults_open() const noexcept { return now_ < faults_until_; }
   void note(std::string text);
   void name_current(std::string name);
   // A scenario knob resolved to `value` (reported in run_result::params; not in the trace).
@@ -219,6 +225,10 @@ class engine {
   std::function<void()> stop_hook_;
   bool in_stop_hook_ = false;
   std::unique_ptr<io::world> io_world_;
+  // The liveness phase: faults stop at faults_until_; the goal is due by recover_by_.
+  instant faults_until_ = instant::max();
+  std::optional<instant> recover_by_;
+  bool recovered_ = false;
   // Buggify sites met in this run and whether each is active; probe hits by site. Looked up only:
   // result() folds the hits into a map by name, a sum that no visiting order changes.
   std::unordered_map<std::string, bool> buggify_sites_;
