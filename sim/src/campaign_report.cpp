@@ -46,6 +46,7 @@ struct shard_output {
   std::string file;
   campaign_summary summary;
   std::vector<campaign_failure> failures;
+  std::vector<probe_coverage> probes;
 };
 
 // One file: failure lines, then exactly one summary line (blank lines are ignored).
@@ -67,6 +68,9 @@ shard_output read_shard(const std::string& file) {
     const std::string type = text_field(j, "type", at);
     if (type == "failure") {
       out.failures.push_back({u64_field(j, "seed", at), text_field(j, "why", at), text_field(j, "replay", at)});
+    } else if (type == "probe") {
+      if (text_field(j, "scenario", at).empty()) throw merge_error(at + "'scenario' is empty");
+      out.probes.push_back({text_field(j, "name", at), u64_field(j, "runs", at), u64_field(j, "hits", at)});
     } else if (type == "summary") {
       if (u64_field(j, "format", at) != static_cast<std::uint64_t>(campaign_format)) {
         throw merge_error(at + "format " + j["format"].dump() + " is not " + std::to_string(campaign_format));
@@ -147,6 +151,10 @@ std::string failure_line(const std::string& scenario, const campaign_failure& f)
       .dump();
 }
 
+std::string probe_line(const std::string& scenario, const probe_coverage& p) {
+  return json{{"type", "probe"}, {"scenario", scenario}, {"name", p.name}, {"runs", p.runs}, {"hits", p.hits}}.dump();
+}
+
 std::string summary_line(const campaign_summary& s) {
   return json{{"type", "summary"}, {"format", campaign_format}, {"scenario", s.scenario}, {"options", s.options},
               {"start", s.start},  {"seeds", s.seeds},          {"shard", s.shard},       {"shards", s.shards},
@@ -175,6 +183,17 @@ int merge_campaigns(const std::vector<std::string>& files, bool as_json) {
   }
   std::sort(all.begin(), all.end(), [](const campaign_failure& a, const campaign_failure& b) { return a.seed < b.seed; });
   std::sort(stopped_early.begin(), stopped_early.end());
+  std::map<std::string, probe_coverage> probes;  // by name, summed over the shards
+  for (const shard_output& s : shards) {
+    for (const probe_coverage& p : s.probes) {
+      probe_coverage& sum = probes[p.name];
+      sum.name = p.name;
+      sum.runs += p.runs;
+      sum.hits += p.hits;
+    }
+  }
+  std::vector<probe_coverage> probe_list;
+  for (const auto& [name, p] : probes) probe_list.push_back(p);
   std::map<std::string, distinct_failure> distinct;  // by kind; each keeps its lowest seed
   for (const campaign_failure& f : all) {
     distinct_failure& d = distinct[failure_kind(f.why)];
@@ -192,10 +211,12 @@ int merge_campaigns(const std::vector<std::string>& files, bool as_json) {
     }
     json failures = json::array();
     for (const campaign_failure& f : all) failures.push_back({{"seed", f.seed}, {"why", f.why}, {"replay", f.replay}});
+    json probe_array = json::array();
+    for (const probe_coverage& p : probe_list) probe_array.push_back({{"name", p.name}, {"runs", p.runs}, {"hits", p.hits}});
     std::printf("%s\n", json{{"type", "merged"}, {"format", campaign_format}, {"scenario", c.scenario},
                              {"options", c.options}, {"start", c.start}, {"seeds", c.seeds}, {"shards", c.shards},
                              {"ran", ran}, {"complete", stopped_early.empty()}, {"stopped_early", stopped_early},
-                             {"distinct", kinds}, {"failures", failures}}
+                             {"distinct", kinds}, {"failures", failures}, {"probes", probe_array}}
                             .dump()
                             .c_str());
   } else {
@@ -212,6 +233,7 @@ int merge_campaigns(const std::vector<std::string>& files, bool as_json) {
                   static_cast<unsigned long long>(d.count), static_cast<unsigned long long>(d.lowest.seed),
                   d.lowest.why.c_str(), d.lowest.replay.c_str());
     }
+    if (const std::string line = describe_probes(probe_list); !line.empty()) std::printf("%s\n", line.c_str());
   }
   return all.empty() ? 0 : 1;
 }

@@ -649,6 +649,7 @@ int report_fuzz_json(const std::string& program, const fuzz_flags& f, const fuzz
     const campaign_failure failure{fl.seed, fl.why, replay_command(program, f.common.scenario, fl.seed, r.o)};
     std::printf("%s\n", failure_line(f.common.scenario, failure).c_str());
   }
+  for (const probe_coverage& p : r.c.probes().coverage()) std::printf("%s\n", probe_line(f.common.scenario, p).c_str());
   std::printf("%s\n", summary_line(summary).c_str());
   return r.c.failures().empty() ? exit_pass : exit_failed;
 }

@@ -66,21 +66,24 @@ std::vector<std::string> probe_tally::never_hit() const {
   return out;
 }
 
-std::string probe_tally::describe() const {
-  const std::vector<probe_coverage> all = coverage();
-  if (all.empty()) return {};
+std::string describe_probes(const std::vector<probe_coverage>& probes) {
+  if (probes.empty()) return {};
   std::string reached;
+  std::string missed;
   std::size_t reached_count = 0;
-  for (const auto& c : all) {
-    if (c.runs == 0) continue;
+  for (const auto& c : probes) {
+    if (c.runs == 0) {
+      missed += (missed.empty() ? "; never reached: " : ", ") + c.name;
+      continue;
+    }
     reached += reached_count++ == 0 ? ": " : ", ";
     reached += c.name + " (" + std::to_string(c.runs) + (c.runs == 1 ? " run, " : " runs, ") + std::to_string(c.hits) +
                (c.hits == 1 ? " hit)" : " hits)");
   }
-  std::string s = "probes: " + std::to_string(reached_count) + " of " + std::to_string(all.size()) + " reached" + reached;
-  const std::vector<std::string> missed = never_hit();
-  for (std::size_t i = 0; i < missed.size(); ++i) s += (i == 0 ? "; never reached: " : ", ") + missed[i];
-  return s;
+  return "probes: " + std::to_string(reached_count) + " of " + std::to_string(probes.size()) + " reached" + reached +
+         missed;
 }
+
+std::string probe_tally::describe() const { return describe_probes(coverage()); }
 
 }  // namespace weft::sim

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <weft/buggify.hpp>
+#include <weft/sim/context.hpp>
 #include <weft/sim/scenario.hpp>
 
 #include "../src/campaign_report.hpp"
@@ -42,6 +44,24 @@ std::vector<json> lines_of(const std::string& text) {
   return out;
 }
 
+std::vector<json> of_type(const std::vector<json>& lines, const std::string& type) {
+  std::vector<json> out;
+  for (const json& l : lines) {
+    if (l["type"] == type) out.push_back(l);
+  }
+  return out;
+}
+
+// A campaign's coverage: a probe every run reaches and one only the failing runs reach.
+WEFT_SIM_SCENARIO(merge_probe_sampler)(weft::sim::context& sim) {
+  WEFT_SIM_PROBE("merge_test.every_run");
+  if (sim.chance(1, 5)) {
+    WEFT_SIM_PROBE("merge_test.failing_run");
+    WEFT_SIM_PROBE("merge_test.failing_run");
+    sim.fail("sampled failure");
+  }
+}
+
 std::string save(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "weft-merge-" + name + ".jsonl";
   std::ofstream(path) << text;
@@ -62,13 +82,12 @@ std::vector<std::string> fuzz_args(const std::string& seeds, const std::string& 
 TEST(campaign_merge, merged_shards_equal_the_unsharded_campaign_failure_for_failure) {
   const captured whole = cli(fuzz_args("240", ""));
   ASSERT_EQ(whole.status, 1) << whole.out;
-  std::vector<json> whole_lines = lines_of(whole.out);
-  ASSERT_GE(whole_lines.size(), 3u) << "the campaign should fail on some seeds: " << whole.out;
-  const json summary = whole_lines.back();
+  std::vector<json> whole_lines = of_type(lines_of(whole.out), "failure");
+  ASSERT_GE(whole_lines.size(), 2u) << "the campaign should fail on some seeds: " << whole.out;
+  const json summary = lines_of(whole.out).back();
   EXPECT_EQ(summary["type"], "summary");
   EXPECT_EQ(summary["ran"], 240);
   EXPECT_EQ(summary["complete"], true);
-  whole_lines.pop_back();
   ASSERT_EQ(summary["failures"], whole_lines.size());
 
   std::vector<std::string> files;
@@ -100,6 +119,36 @@ TEST(campaign_merge, merged_shards_equal_the_unsharded_campaign_failure_for_fail
   EXPECT_NE(text.out.find("240 seeds ran, " + std::to_string(whole_lines.size()) + " failures"), std::string::npos)
       << text.out;
   EXPECT_NE(text.out.find("distinct: "), std::string::npos) << text.out;
+  for (const std::string& f : files) std::filesystem::remove(f);
+}
+
+TEST(campaign_merge, merged_shards_sum_the_probes_of_the_unsharded_campaign) {
+  auto args = [](const std::string& shard) {
+    std::vector<std::string> a{"fuzz", "--scenario", "merge_probe_sampler", "--seeds", "90", "--max-failures", "0",
+                               "--json"};
+    if (!shard.empty()) a.insert(a.end(), {"--shard", shard});
+    return a;
+  };
+  const captured whole = cli(args(""));
+  ASSERT_EQ(whole.status, 1) << whole.out;
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> expected;  // name -> (runs, hits)
+  for (const json& p : of_type(lines_of(whole.out), "probe")) expected[p["name"]] = {p["runs"], p["hits"]};
+  const std::size_t failures = of_type(lines_of(whole.out), "failure").size();
+  ASSERT_GT(failures, 0u);
+  EXPECT_EQ(expected.at("merge_test.every_run"), std::make_pair(std::uint64_t{90}, std::uint64_t{90}));
+  EXPECT_EQ(expected.at("merge_test.failing_run"), std::make_pair(std::uint64_t{failures}, std::uint64_t{2 * failures}));
+
+  std::vector<std::string> files;
+  for (int i = 0; i < 3; ++i) files.push_back(save("probes" + std::to_string(i), cli(args(std::to_string(i) + "/3")).out));
+  const captured merged = cli({"merge", "--json", files[0], files[1], files[2]});
+  ASSERT_EQ(merged.status, 1) << merged.out;
+  const json m = json::parse(merged.out);
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> summed;
+  for (const json& p : m["probes"]) summed[p["name"]] = {p["runs"], p["hits"]};
+  EXPECT_EQ(summed, expected);
+
+  const captured text = cli({"merge", files[0], files[1], files[2]});
+  EXPECT_NE(text.out.find("merge_test.every_run (90 runs, 90 hits)"), std::string::npos) << text.out;
   for (const std::string& f : files) std::filesystem::remove(f);
 }
 

@@ -24,6 +24,10 @@ struct probe_coverage {
   std::uint64_t hits = 0;  // passes over it, all runs together
 };
 
+// "probes: 2 of 3 reached: a (41 runs, 977 hits), b (3 runs, 3 hits); never reached: c" for the
+// list given (by name), or empty when it is empty.
+std::string describe_probes(const std::vector<probe_coverage>& probes);
+
 class probe_tally {
  public:
   void add(const run_result& r);
@@ -32,8 +36,7 @@ class probe_tally {
   std::vector<probe_coverage> coverage() const;
   // The names of the registered probes no run reached, sorted.
   std::vector<std::string> never_hit() const;
-  // "probes: 2 of 3 reached: a (41 runs, 977 hits), b (3 runs, 3 hits); never reached: c", or
-  // empty when the program has no probes.
+  // describe_probes(coverage()): empty when the program has no probes.
   std::string describe() const;
 
  private:
