@@ -50,8 +50,9 @@ run_result run(const scenario& s, std::uint64_t seed, const options& o);
 
 // The resident memory (VmHWM) a fuzz campaign of the built-in scenarios stays under, per process,
 // at any seed count and with one or two jobs: a run's fibers, stacks and heap objects are all
-// released before run() returns, so memory does not grow from seed to seed. Seeds that deadlock
-// or livelock are the exception (their fibers are abandoned; `fuzz --max-failures` bounds them).
+// released before run() returns, so memory does not grow from seed to seed. Seeds that deadlock,
+// livelock or do not recover within a liveness bound are the exception (their fibers are
+// abandoned; `fuzz --max-failures` bounds them).
 // campaign_memory_test checks it.
 inline constexpr std::size_t campaign_resident_bytes_max = std::size_t{64} << 20;
 
