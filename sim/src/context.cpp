@@ -48,5 +48,6 @@ void context::start_liveness(duration fault_window, duration recovery_bound, pla
   engine_.start_liveness(fault_window, recovery_bound, loc);
 }
 void context::recovered(platform::source_location loc) { engine_.recovered(loc); }
+void context::crash_disk(platform::source_location loc) { engine_.crash_disk(loc); }
 
 }  // namespace weft::sim

@@ -363,6 +363,20 @@ void engine::recovered(const weft::platform::source_location& loc) {
   note("liveness: goal reached");
 }
 
+void engine::crash_disk(const weft::platform::source_location& loc) {
+  if (!io_world_) {
+    note("disk crash: no file was ever written");
+    return;
+  }
+  if (const std::size_t open = io_world_->open_files(); open != 0) {
+    fail("usage: crash_disk with " + std::to_string(open) + " files open (at " + std::string(loc.file_name()) + ":" +
+         std::to_string(loc.line()) + "); a crash ends the process, so stop the service and close its files first");
+    return;
+  }
+  const std::size_t lost = io_world_->crash_disk();
+  note("disk crash: " + std::to_string(lost) + " files lost unsynced writes");
+}
+
 void engine::record_param(std::string name, std::int64_t value) { params_[std::move(name)] = value; }
 
 void engine::name_current(std::string name) {

@@ -1,8 +1,9 @@
 // files.cpp — the simulated file system: a flat namespace of names, each a regular file held in
 // memory or an AF_UNIX socket's name (world.hpp). There are no directories: every name may be
 // created, and a relative name is taken from "/" (the simulated process's working directory).
-// fsync makes nothing more durable (no crash is simulated); it may fail with the io_error fault,
-// as reads, writes and ftruncate may.
+// Writes reach the page cache; fsync and fdatasync make a file's bytes durable, and a disk crash
+// (crash_disk) takes every file back to that, torn at a sector boundary. Names (create, rename,
+// unlink) are durable at once. Every file operation may fail with the io_error fault.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -122,7 +123,37 @@ world::step world::op_file_write(open_file& f, const io_request& r) {
   return finished(static_cast<std::int64_t>(n));
 }
 
-std::int64_t world::op_fsync(open_file&) { return strike(platform::fault::io_error) ? -EIO : 0; }
+std::int64_t world::op_fsync(open_file& f) {
+  if (strike(platform::fault::io_error)) return -EIO;
+  f.node->synced = f.node->bytes;
+  return 0;
+}
+
+std::size_t world::open_files() const {
+  return static_cast<std::size_t>(
+      std::count_if(fds_.begin(), fds_.end(), [](const auto& entry) { return entry.second.file != nullptr; }));
+}
+
+std::size_t world::crash_disk() {
+  std::size_t lost = 0;
+  for (auto& [name, node] : files_) {  // by name: the draws do not depend on addresses
+    if (!node.file || node.file->bytes == node.file->synced) continue;
+    inode& n = *node.file;
+    ++lost;
+    // The first `reached` sectors of the current contents made it to the disk; the rest is what
+    // the last fsync left there.
+    const std::uint64_t sectors = (n.bytes.size() + disk_sector_bytes - 1) / disk_sector_bytes;
+    const std::uint64_t reached = sim::detail::fault_draw(sectors + 1);
+    const std::size_t upto = static_cast<std::size_t>(std::min<std::uint64_t>(reached * disk_sector_bytes, n.bytes.size()));
+    std::vector<char> kept = n.synced;
+    if (upto > kept.size()) kept.resize(upto);
+    std::copy(n.bytes.begin(), n.bytes.begin() + static_cast<std::ptrdiff_t>(upto), kept.begin());
+    file_system_bytes_ = file_system_bytes_ - n.bytes.size() + kept.size();
+    n.bytes = std::move(kept);
+    n.synced = n.bytes;
+  }
+  return lost;
+}
 
 std::int64_t world::op_ftruncate(open_file& f, const io_request& r) {
   if (!f.writable) return -EINVAL;

@@ -26,6 +26,8 @@ inline constexpr std::size_t datagram_queue_max = 64;
 inline constexpr std::size_t datagram_bytes_max = 65'507;
 // Connections a listener holds unaccepted (Linux's somaxconn): listen() clamps its backlog to it.
 inline constexpr std::size_t listen_backlog_max = 4'096;
+// A disk crash tears a file's unsynced writes at a boundary of this many bytes.
+inline constexpr std::size_t disk_sector_bytes = 512;
 
 struct socket;
 
@@ -37,8 +39,9 @@ struct inode {
   ~inode() { *file_system_bytes -= bytes.size(); }
 
   std::uint64_t number = 0;
-  std::vector<char> bytes;
-  std::uint64_t* file_system_bytes;  // the world's total, which these bytes count in
+  std::vector<char> bytes;           // what reads see (the page cache)
+  std::vector<char> synced;          // what a disk crash keeps: the bytes of the last fsync
+  std::uint64_t* file_system_bytes;  // the world's total, which `bytes` count in
 };
 
 struct open_file {

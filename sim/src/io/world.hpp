@@ -73,6 +73,13 @@ class world {
   // The next endpoint with new completions, other than `self` (the caller needs no wake).
   std::shared_ptr<endpoint> take_wake(const endpoint* self);
 
+  // Regular files open in any descriptor (a disk crash needs none: the process is gone).
+  std::size_t open_files() const;
+  // A crash of the disk (files.cpp): each file keeps what its last fsync made durable, plus the
+  // first sectors of its unsynced contents, their count drawn from the fault stream (all, some
+  // or none: a torn write). Names stay as they are. Returns how many files lost bytes.
+  std::size_t crash_disk();
+
  private:
   struct descriptor {
     std::shared_ptr<open_file> file;

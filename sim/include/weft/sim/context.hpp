@@ -67,6 +67,13 @@ class context {
                       platform::source_location loc = platform::source_location::current());
   void recovered(platform::source_location loc = platform::source_location::current());
 
+  // A crash of the simulated disk, as after the process died: every file keeps the bytes its
+  // last fsync/fdatasync made durable plus a seeded number of leading sectors of what was written
+  // since (none, some, or all: a torn write). Names are durable at once. Call it with no file
+  // open (stop the service first), else the run fails naming the calling line; then start the
+  // service again to test its recovery.
+  void crash_disk(platform::source_location loc = platform::source_location::current());
+
   // Names the calling fiber in traces ("producer-2").
   void name_thread(std::string_view name);
   instant now() const noexcept { return platform::clock::now(); }

@@ -136,6 +136,8 @@ class engine {
   // now, and the run must reach its goal (recovered()) within `recovery_bound` after that.
   void start_liveness(duration fault_window, duration recovery_bound, const weft::platform::source_location& loc);
   void recovered(const weft::platform::source_location& loc);
+  // context::crash_disk: the simulated disk loses what was not synced.
+  void crash_disk(const weft::platform::source_location& loc);
   // False once the liveness phase's fault window has closed: no fault of any kind is drawn after.
   bool faults_open() const noexcept { return now_ < faults_until_; }
   void note(std::string text);
