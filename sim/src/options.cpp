@@ -45,10 +45,12 @@ options resolve(const options& o, std::uint64_t seed) {
   std::uint64_t split = seed ^ 0x5a5a5a5a5a5a5a5aULL;
   platform::random swarm(platform::random::splitmix64(split));
   static constexpr std::uint32_t rates_ppm[] = {1'000, 10'000, 50'000, 200'000};
-  for (auto& rate : r.faults.rate_ppm) {
+  for (std::size_t k = 0; k < fault_kinds; ++k) {
     const bool on = swarm.chance(1, 2);
     const std::uint32_t chosen = rates_ppm[swarm.below(4)];
-    if (rate == 0 && on) rate = chosen;
+    // A lying fsync breaks every correct service that trusts the device: only asked for by name.
+    if (static_cast<platform::fault>(k) == platform::fault::fsync_lies) continue;
+    if (r.faults.rate_ppm[k] == 0 && on) r.faults.rate_ppm[k] = chosen;
   }
   return r;
 }

@@ -1,8 +1,10 @@
 // disk_crash_test.cpp — context::crash_disk: a file keeps what its last fsync made durable, plus a
 // seeded number of leading sectors of what was written since. A log that acknowledges a record
 // only after syncing it loses nothing acknowledged; one that acknowledges before syncing is
-// caught; a crash with a file still open is a usage error naming the line.
+// caught, and so is a correct one on a device whose fsync lies; a full disk fails a growing write;
+// a crash with a file still open is a usage error naming the line.
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -120,6 +122,49 @@ TEST(disk_crash, unsynced_writes_are_torn_at_sector_boundaries) {
   for (std::size_t want : {0u, 512u, 1024u, 1536u}) {
     EXPECT_NE(std::find(sizes.begin(), sizes.end(), want), sizes.end()) << "no crash left " << want << " bytes";
   }
+}
+
+weft::sim::options with_fault(weft::platform::fault f) {
+  weft::sim::options o;
+  o.faults.rate_ppm[static_cast<std::size_t>(f)] = weft::sim::ppm_one;
+  return o;
+}
+
+TEST(disk_crash, a_lying_fsync_loses_what_a_correct_log_acknowledged) {
+  const check_result r = check({.seeds = 50, .sim = with_fault(weft::platform::fault::fsync_lies), .shrink = false},
+                               [](weft::sim::context& sim) { log_service(sim, false); });
+  ASSERT_FALSE(r.passed);
+  EXPECT_EQ(r.failures.front(), "an acknowledged record was lost or torn by the crash");
+}
+
+TEST(disk_crash, a_swarm_mix_never_makes_fsync_lie) {
+  weft::sim::options swarm;
+  swarm.swarm = true;
+  bool other_kind_picked = false;
+  for (std::uint64_t seed = 0; seed < 500; ++seed) {
+    const weft::sim::options o = weft::sim::resolve(swarm, seed);
+    EXPECT_EQ(o.faults.rate_ppm[static_cast<std::size_t>(weft::platform::fault::fsync_lies)], 0u) << "seed " << seed;
+    other_kind_picked |= o.faults.rate_ppm[static_cast<std::size_t>(weft::platform::fault::io_no_space)] != 0;
+  }
+  EXPECT_TRUE(other_kind_picked);
+}
+
+TEST(disk_crash, a_full_disk_fails_a_growing_write_with_enospc) {
+  int error = 0;
+  const check_result r = check({.seeds = 1, .sim = with_fault(weft::platform::fault::io_no_space)},
+                               [&](weft::sim::context&) {
+                                 weft::event_loop loop;
+                                 error = loop.block_on([]() -> weft::task<int> {
+                                   auto f = co_await weft::file::open(
+                                       "/full", weft::open_options{.read = false, .write = true, .create = true});
+                                   if (!f) co_return -1;
+                                   const std::vector<std::byte> bytes(16, std::byte{1});
+                                   auto w = co_await f->write_at(bytes, 0);
+                                   co_return w ? 0 : w.error().value();
+                                 }());
+                               });
+  ASSERT_TRUE(r.passed) << r.message();
+  EXPECT_EQ(error, ENOSPC);
 }
 
 TEST(disk_crash, a_crash_with_a_file_open_fails_naming_the_line) {

@@ -228,8 +228,8 @@ inline void tcp_exchange(context& sim) {
   close_fd(server_driver, listener);
 }
 
-// Writes a file of seeded size, reads it back and unlinks it; io_error answers are accepted
-// when the run injects that fault.
+// Writes a file of seeded size, reads it back and unlinks it; io_error, io_short and io_no_space
+// answers are accepted when the run injects those faults.
 inline void file_round_trip(context& sim) {
   driver d;
   io_request open = request(io_opcode::openat, -1);
@@ -252,7 +252,8 @@ inline void file_round_trip(context& sim) {
   r.size = back.size();
   r.offset = 0;
   const std::int64_t read = submit_and_finish(d, r);
-  const bool faulty = sim.fault_enabled(platform::fault::io_error) || sim.fault_enabled(platform::fault::io_short);
+  const bool faulty = sim.fault_enabled(platform::fault::io_error) || sim.fault_enabled(platform::fault::io_short) ||
+                      sim.fault_enabled(platform::fault::io_no_space);
   if (!faulty && (written != static_cast<std::int64_t>(bytes.size()) || read != written || back != bytes)) {
     sim.fail("the file did not read back what was written");
   }

@@ -3,7 +3,8 @@
 // created, and a relative name is taken from "/" (the simulated process's working directory).
 // Writes reach the page cache; fsync and fdatasync make a file's bytes durable, and a disk crash
 // (crash_disk) takes every file back to that, torn at a sector boundary. Names (create, rename,
-// unlink) are durable at once. Every file operation may fail with the io_error fault.
+// unlink) are durable at once. Every file operation may fail with the io_error fault, a write or
+// ftruncate that grows a file with io_no_space, and fsync may lie (fsync_lies).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -43,6 +44,7 @@ int world::resize(inode& n, std::uint64_t size) {
   if (size > file_bytes_max) return -EFBIG;
   const std::uint64_t now = n.bytes.size();
   if (size > now && file_system_bytes_ + (size - now) > file_system_bytes_max) return -ENOSPC;
+  if (size > now && strike(platform::fault::io_no_space)) return -ENOSPC;
   file_system_bytes_ = file_system_bytes_ - now + size;
   n.bytes.resize(size);
   return 0;
@@ -125,6 +127,7 @@ world::step world::op_file_write(open_file& f, const io_request& r) {
 
 std::int64_t world::op_fsync(open_file& f) {
   if (strike(platform::fault::io_error)) return -EIO;
+  if (strike(platform::fault::fsync_lies)) return 0;  // the device claims the bytes are safe
   f.node->synced = f.node->bytes;
   return 0;
 }

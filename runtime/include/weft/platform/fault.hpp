@@ -28,6 +28,8 @@ enum class fault : std::uint8_t {
   io_reset,             // a stream connection is reset (ECONNRESET)
   io_error,             // a file operation fails with EIO
   io_reorder,           // ready completions of independent operations arrive out of order
+  io_no_space,          // a file write or ftruncate that would grow a file fails ENOSPC
+  fsync_lies,           // fsync/fdatasync succeed but make nothing durable (never in a swarm mix)
   // User code: weft::sim::buggify(name) in a service (weft/buggify.hpp), not the runtime's own.
   buggify,              // an active buggify site answers true
   count_
@@ -48,6 +50,8 @@ inline constexpr const char* fault_name(fault f) noexcept {
     case fault::io_reset: return "io_reset";
     case fault::io_error: return "io_error";
     case fault::io_reorder: return "io_reorder";
+    case fault::io_no_space: return "io_no_space";
+    case fault::fsync_lies: return "fsync_lies";
     case fault::buggify: return "buggify";
     case fault::count_: break;
   }
