@@ -171,8 +171,9 @@ void pool_core::push_local(pool_worker& w, std::size_t level, runnable* r) noexc
     return;
   }
   // A parked worker could steal this; waking one costs the pusher a lock, so only when one is
-  // parked (a stale answer costs parallelism, never progress: the pusher itself runs the work).
-  if (idle_->parked_approx() != 0) wake_one();
+  // parked and none is searching already (a stale answer costs parallelism, never progress: the
+  // pusher itself runs the work).
+  if (idle_->wake_wanted_approx()) wake_one();
 }
 
 void pool_core::push_injector(std::size_t level, runnable* r) noexcept {
@@ -198,6 +199,9 @@ void pool_core::worker_main(pool_worker& w) noexcept {
   w.next_victim = w.index + 1;
   for (;;) {
     if (runnable* r = find_work(w)) {
+      // The last searcher to find work passes the search on: what it leaves behind (a burst of
+      // submissions it skipped the wakes for) gets the next parked worker (pool_idle.hpp).
+      if (std::exchange(w.searching, false) && idle_->end_search()) wake_one();
       run(w, r);
       continue;
     }
@@ -326,14 +330,16 @@ bool pool_core::any_work_visible() const noexcept {
 void pool_core::park(pool_worker& w) noexcept {
   // The re-check (pool_idle.hpp) looks at every queue and at exit_ once more.
   // acquire on exit_: as in worker_main.
-  if (!idle_->prepare_park(w.index, [&] { return any_work_visible() || exit_.load(std::memory_order_acquire); })) {
+  if (!idle_->prepare_park(w.index, w.searching,
+                           [&] { return any_work_visible() || exit_.load(std::memory_order_acquire); })) {
     return;
   }
   if (config_.stats) w.counters.bump(w.counters.parks);
   w.parker.park();
-  // A token left by a wake that raced an earlier re-check ends this park without anyone having
-  // unlisted us: unlist ourselves, so the next announce() starts from unlisted.
-  (void)idle_->withdraw(w.index);
+  // Unlisted by a waker: it counted us as searching. Still listed: a token left by a wake that
+  // raced an earlier re-check ended this park; unlist ourselves, so the next announce() starts
+  // from unlisted.
+  w.searching = !idle_->withdraw(w.index);
 }
 
 // --- stopping ---------------------------------------------------------------------------------
