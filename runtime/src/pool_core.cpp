@@ -196,7 +196,7 @@ void pool_core::wake_one() noexcept {
 void pool_core::worker_main(pool_worker& w) noexcept {
   pool_worker_slot::set(&w);
   coop_budget_slot::set(&w.budget);
-  w.next_victim = w.index + 1;
+  w.next_victim = w.index + 1 == workers_.size() ? 0 : w.index + 1;
   for (;;) {
     if (runnable* r = find_work(w)) {
       // The last searcher to find work passes the search on: what it leaves behind (a burst of
@@ -296,10 +296,12 @@ runnable* pool_core::take_from_injector(pool_worker& w, std::size_t level) noexc
 runnable* pool_core::steal(pool_worker& w, std::size_t level) noexcept {
   const std::size_t n = workers_.size();
   if (n == 1) return nullptr;
-  // Victims in rotation, starting one further each round, so thieves spread over victims.
-  const std::size_t start = w.next_victim++ % n;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t v = (start + k) % n;
+  // Victims in rotation, starting one further each round, so thieves spread over victims. The
+  // indices wrap by comparison, not `%`: a division per victim was a visible share of a poll, as
+  // every opportunity at an empty level ends here.
+  std::size_t v = w.next_victim;
+  w.next_victim = v + 1 == n ? 0 : v + 1;
+  for (std::size_t k = 0; k < n; ++k, v = v + 1 == n ? 0 : v + 1) {
     if (v == w.index) continue;
     work_deque<runnable>& victim = workers_[v]->local[level];
     if (victim.empty_approx()) continue;
