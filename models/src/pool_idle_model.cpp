@@ -102,7 +102,7 @@ struct pool {
   // this worker ran `quota` of them.
   void work(std::size_t index, int quota) {
     int ran = 0;
-    bool searching = false;  // counted as searching by pool_idle (a waker woke this worker)
+    bool searching = false;  // counted as searching by pool_idle (woken by a waker, now running)
     for (;;) {
       runnable* batch[batch_max] = {};
       const std::size_t n = injector.pop_batch(batch, take_max);
@@ -119,7 +119,7 @@ struct pool {
       if (idle.prepare_park(index, searching,
                             [&] { return injector.size() != 0 || exit.load(std::memory_order_acquire); })) {
         parkers[index].park();
-        searching = !idle.withdraw(index);
+        searching = idle.woken(index);
       }
     }
   }

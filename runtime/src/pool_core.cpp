@@ -338,10 +338,10 @@ void pool_core::park(pool_worker& w) noexcept {
   }
   if (config_.stats) w.counters.bump(w.counters.parks);
   w.parker.park();
-  // Unlisted by a waker: it counted us as searching. Still listed: a token left by a wake that
-  // raced an earlier re-check ended this park; unlist ourselves, so the next announce() starts
-  // from unlisted.
-  w.searching = !idle_->withdraw(w.index);
+  // Unlisted by a waker: we search now. Still listed: a token left by a wake that raced an
+  // earlier re-check ended this park; unlist ourselves, so the next announce() starts from
+  // unlisted.
+  w.searching = idle_->woken(w.index);
 }
 
 // --- stopping ---------------------------------------------------------------------------------

@@ -3,14 +3,17 @@
 //
 // A worker is, as far as this file knows, one of: running (neither listed nor counted), parked
 // (listed: on the stack and in the parked count; asleep or about to re-check) or searching
-// (woken by wake_one(), counted in the searching count, and not yet done looking for work).
+// (woken by wake_one(), awake, counted in the searching count by begin_search(), and not yet done
+// looking for work). A woken worker counts itself once it runs, not its waker: a worker that
+// waits for a CPU must not hold back the wakes of the others (on a loaded machine that wait is
+// a scheduler tick, and with it every submission of the burst would wait).
 //
 // A worker with nothing to do announce()s itself (a searcher stops counting as one in the same
 // read-modify-write), then re-checks every queue, and parks only if the re-check found nothing.
 // A submitter publishes its work (pool_injector::push, a seq_cst read-modify-write of the
 // injector's count) and then asks wake_one(), which loads the state word seq_cst and wakes a
-// parked worker only when no worker is searching: one wake per burst of submissions, not one per
-// task. A searcher that finds work says so with end_search(); the last searcher then calls
+// parked worker only when no worker is searching: one wake per burst of submissions once a
+// woken worker runs, not one per task. A searcher that finds work says so with end_search(); the last searcher then calls
 // wake_one() itself, so the burst's remaining work gets the next worker.
 //
 // No lost wake-up. Parked worker: a store-load pair on each side (announce's read-modify-write
@@ -26,22 +29,22 @@
 // finds none parked (every worker is awake and looks at the injector before parking).
 //
 // Invariants:
-//   * a worker is listed at most once; wake_one() unlists the worker it returns and counts it
-//     as searching, so one submission wakes at most one worker;
+//   * a worker is listed at most once; wake_one() unlists the worker it returns, so one
+//     submission wakes at most one worker;
 //   * a listed worker is parked or about to re-check; withdraw() unlists it if it found work
-//     itself, and returns false when a waker unlisted it first: the waker counted it searching,
-//     so it must end_search() or announce() as a searcher (its token makes one later park()
-//     return at once, which costs a loop, not a wake-up). A worker whose park() returned
-//     withdraws too, since that early return leaves it listed;
-//   * only a worker that wake_one() or wake_all() counted as searching lowers the count;
-//   * wake_all() (shutdown) unlists everyone, counting each as searching.
+//     itself, and returns false when a waker unlisted it first: the worker then calls
+//     begin_search(), and later end_search() or announce() as a searcher (the waker's token
+//     makes one later park() return at once, which costs a loop, not a wake-up). A worker whose
+//     park() returned withdraws too, since that early return leaves it listed;
+//   * only a worker that counted itself with begin_search() lowers the searching count;
+//   * wake_all() (shutdown) unlists everyone.
 //
 //   field      who touches it
 //   listed_    under lock_
 //   stack_     under lock_ (most recently parked on top: its caches are the warmest)
-//   state_     parked count (low half) and searching count (high half); the parked count and
-//              wakers' searching increments change under lock_, a searcher's own end of
-//              searching changes it without the lock; read by anyone
+//   state_     parked count (low half) and searching count (high half); the parked count changes
+//              under lock_, the searching count by each searcher itself without the lock; read
+//              by anyone
 #pragma once
 
 #include <cstddef>
@@ -65,19 +68,27 @@ class pool_idle {
   pool_idle(const pool_idle&) = delete;
   pool_idle& operator=(const pool_idle&) = delete;
 
-  // Worker `index`, out of work: lists it as parked (`searching`: it was counted as a searcher,
-  // and stops being one), then re-checks (`work_visible()`: every queue, and whatever else would
-  // end the wait). True: the caller parks now. False: the re-check found something, and the
-  // worker is unlisted again; `searching` then says whether a waker unlisted it first (and so
-  // counted it searching again).
+  // Worker `index`, out of work: lists it as parked (`searching`: it counted itself as a
+  // searcher, and stops being one), then re-checks (`work_visible()`: every queue, and whatever
+  // else would end the wait). True: the caller parks now, and calls woken() when park() returns.
+  // False: the re-check found something, and the worker is unlisted again; `searching` then says
+  // whether a waker unlisted it first (and so it counts itself searching).
   template <class WorkVisible>
   bool prepare_park(std::size_t index, bool& searching, WorkVisible&& work_visible) {
     announce(index, searching);
     searching = false;
     if (work_visible()) {
-      searching = !withdraw(index);
+      searching = woken(index);
       return false;
     }
+    return true;
+  }
+
+  // Worker `index`, awake again after announce(): unlists it, or, when a waker already did,
+  // counts it as searching. Returns whether it now searches.
+  bool woken(std::size_t index) {
+    if (withdraw(index)) return false;
+    begin_search();
     return true;
   }
 
@@ -113,6 +124,14 @@ class pool_idle {
     return true;
   }
 
+  // A worker that a waker unlisted, now running: counts it as searching, so submitters leave the
+  // burst to it.
+  void begin_search() {
+    // relaxed: a submitter that misses the new searcher wakes one more worker, which costs a
+    // wake, never progress; the end of searching is what the no-lost-wake-up argument orders.
+    state_.fetch_add(searching_one, std::memory_order_relaxed);
+  }
+
   // A searching worker found work. True when it was the last searcher: the caller then calls
   // wake_one(), so work left behind it gets a worker (the head of this file).
   bool end_search() {
@@ -123,8 +142,8 @@ class pool_idle {
     return searching_of(before) == 1;
   }
 
-  // After publishing work: unlists one parked worker, counts it as searching and returns its
-  // index (the caller unparks it); none when no worker is parked or one is searching already.
+  // After publishing work: unlists one parked worker and returns its index (the caller unparks
+  // it); none when no worker is parked or one is searching already.
   std::size_t wake_one() {
     // seq_cst: the load half of the submitter's store-load pair (the head of this file); pairs
     // with the seq_cst read-modify-writes in announce() and end_search().
@@ -134,20 +153,19 @@ class pool_idle {
     const std::size_t index = stack_.back();
     stack_.pop_back();
     listed_[index] = 0;
-    // relaxed: under lock_ (see withdraw()); a submitter that misses the new searcher wakes one
-    // more worker, which costs a wake, never progress.
-    state_.fetch_add(searching_one - parked_one, std::memory_order_relaxed);
+    // relaxed: under lock_ (see withdraw()).
+    state_.fetch_sub(parked_one, std::memory_order_relaxed);
     return index;
   }
 
-  // Shutdown: unlists every worker, counting each as searching; the caller unparks them all.
+  // Shutdown: unlists every worker; the caller unparks them all.
   void wake_all() {
     sync::lock_guard<sync::mutex> hold(lock_);
     for (std::size_t i : stack_) listed_[i] = 0;
     const std::uint64_t n = stack_.size();
     stack_.clear();
     // relaxed: under lock_, and the stopping thread unparks every worker after this.
-    state_.fetch_add(n * searching_one - n * parked_one, std::memory_order_relaxed);
+    state_.fetch_sub(n * parked_one, std::memory_order_relaxed);
   }
 
   // Any thread: whether a wake_one() now would wake a worker (an estimate, for cheap wake
