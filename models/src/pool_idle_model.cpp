@@ -1,14 +1,17 @@
 // pool_idle_model.cpp — Relacy model of the stealing pool's park/wake handshake: the production
 // weft::detail::pool_idle (detail/pool_idle.hpp) and weft::detail::pool_injector
 // (detail/pool_injector.hpp), with one weft::platform::parker per worker, driven the way
-// runtime/src/pool_core.cpp drives them (its worker loop, park() and wake_one(), stop_workers()).
-// The workers take work from the injector only: the local deques have their own model.
+// runtime/src/pool_core.cpp drives them (its worker loop with the searching hand-off, park() and
+// wake_one(), stop_workers()). The workers take work from the injector only: the local deques
+// have their own model.
 //
 // Invariants:
 //   * no lost wake-up: a submission pushed while every worker is on its way to sleep is run —
 //     either the worker's re-check after announce() sees the injector's count, or the
-//     submitter's wake_one() sees the worker listed and unparks it; a worker parked forever
-//     while an item waits (or while the pool stops) is a Relacy DEADLOCK;
+//     submitter's wake_one() sees the worker listed and unparks it, or the submitter skips the
+//     wake because a worker is searching, and that search (or the one it hands off to when it
+//     finds other work) sees the item; a worker parked forever while an item waits (or while the
+//     pool stops) is a Relacy DEADLOCK;
 //   * wake_one() returns only a listed worker, and unlists it: a worker is never returned twice
 //     for one announce() (the model counts both);
 //   * every item is run exactly once (twice fails the item's assertion; never, the check in
@@ -16,6 +19,7 @@
 //   * a worker sees what was written to an item before its push: the payload is a sync::cell,
 //     so a missing release/acquire between push and pop is a DATA RACE.
 #include <cstddef>
+#include <utility>
 
 #include <weft/detail/pool_idle.hpp>
 #include <weft/detail/pool_injector.hpp>
@@ -60,6 +64,7 @@ struct pool {
   int announces[Workers] = {};  // how often each worker listed itself
   int wakes[Workers] = {};      // how often wake_one() returned it
   int stop_after = 0;           // > 0: whoever runs the stop_after-th item stops the pool
+  std::size_t take_max = batch_max;  // the most items one pop_batch takes
   weft::sync::atomic<int> finished{0};
 
   // pool_core::push_injector: publish the item, then wake one parked worker.
@@ -97,9 +102,12 @@ struct pool {
   // this worker ran `quota` of them.
   void work(std::size_t index, int quota) {
     int ran = 0;
+    bool searching = false;  // counted as searching by pool_idle (woken by a waker, now running)
     for (;;) {
       runnable* batch[batch_max] = {};
-      const std::size_t n = injector.pop_batch(batch, batch_max);
+      const std::size_t n = injector.pop_batch(batch, take_max);
+      // The last searcher to find work hands the search on (pool_core::worker_main).
+      if (n != 0 && std::exchange(searching, false) && idle.end_search()) wake_one();
       for (std::size_t k = 0; k < n; ++k) run(*batch[k]);
       ran += static_cast<int>(n);
       if (quota > 0 && ran == quota) return;
@@ -108,9 +116,10 @@ struct pool {
       if (exit.load(std::memory_order_acquire)) return;
       ++announces[index];
       // acquire on `exit`: as above.
-      if (idle.prepare_park(index, [&] { return injector.size() != 0 || exit.load(std::memory_order_acquire); })) {
+      if (idle.prepare_park(index, searching,
+                            [&] { return injector.size() != 0 || exit.load(std::memory_order_acquire); })) {
         parkers[index].park();
-        (void)idle.withdraw(index);
+        searching = idle.woken(index);
       }
     }
   }
@@ -170,6 +179,34 @@ struct two_workers : rl::test_suite<two_workers, 3> {
   }
 };
 
+// Two workers, one submitter of two items, one item per take. Worker 0 leaves after its first item
+// (a worker kept busy by it from then on). When worker 0 was woken for the first item, the second
+// submission skips its wake (worker 0 is searching): worker 0, the last searcher, must wake
+// worker 1 when it finds its item, or the second item waits with worker 1 parked forever.
+struct search_hands_off : rl::test_suite<search_hands_off, 3> {
+  static constexpr int total = 2;
+  pool<2> p;
+  item items[total];
+
+  void before() {
+    p.stop_after = total;
+    p.take_max = 1;
+  }
+
+  void thread(unsigned index) {
+    if (index < 2) {
+      p.work(index, index == 0 ? 1 : 0);
+    } else {
+      for (item& it : items) p.submit(it);
+    }
+  }
+
+  void after() {
+    for (const item& it : items) RL_ASSERT(it.runs == 1);
+    p.check_items(items);
+  }
+};
+
 // Two workers with nothing to do park; a third thread submits one item and stops the pool at
 // once, racing their announce/re-check/park. Every worker must leave; the item is run or
 // discarded, once.
@@ -200,6 +237,7 @@ int main(int argc, char** argv) {
           {"one_item", &run_test<one_item>, {search::context_bound(3), search::random(100000)}},
           {"two_items", &run_test<two_items>, {search::context_bound(3), search::random(100000)}},
           {"two_workers", &run_test<two_workers>, {search::context_bound(3), search::random(100000)}},
+          {"search_hands_off", &run_test<search_hands_off>, {search::context_bound(3), search::random(100000)}},
           {"stop_while_parking", &run_test<stop_while_parking>,
            {search::context_bound(2), search::random(100000)}},
       });

@@ -171,8 +171,9 @@ void pool_core::push_local(pool_worker& w, std::size_t level, runnable* r) noexc
     return;
   }
   // A parked worker could steal this; waking one costs the pusher a lock, so only when one is
-  // parked (a stale answer costs parallelism, never progress: the pusher itself runs the work).
-  if (idle_->parked_approx() != 0) wake_one();
+  // parked and none is searching already (a stale answer costs parallelism, never progress: the
+  // pusher itself runs the work).
+  if (idle_->wake_wanted_approx()) wake_one();
 }
 
 void pool_core::push_injector(std::size_t level, runnable* r) noexcept {
@@ -195,9 +196,12 @@ void pool_core::wake_one() noexcept {
 void pool_core::worker_main(pool_worker& w) noexcept {
   pool_worker_slot::set(&w);
   coop_budget_slot::set(&w.budget);
-  w.next_victim = w.index + 1;
+  w.next_victim = w.index + 1 == workers_.size() ? 0 : w.index + 1;
   for (;;) {
     if (runnable* r = find_work(w)) {
+      // The last searcher to find work passes the search on: what it leaves behind (a burst of
+      // submissions it skipped the wakes for) gets the next parked worker (pool_idle.hpp).
+      if (std::exchange(w.searching, false) && idle_->end_search()) wake_one();
       run(w, r);
       continue;
     }
@@ -292,10 +296,12 @@ runnable* pool_core::take_from_injector(pool_worker& w, std::size_t level) noexc
 runnable* pool_core::steal(pool_worker& w, std::size_t level) noexcept {
   const std::size_t n = workers_.size();
   if (n == 1) return nullptr;
-  // Victims in rotation, starting one further each round, so thieves spread over victims.
-  const std::size_t start = w.next_victim++ % n;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t v = (start + k) % n;
+  // Victims in rotation, starting one further each round, so thieves spread over victims. The
+  // indices wrap by comparison, not `%`: a division per victim was a visible share of a poll, as
+  // every opportunity at an empty level ends here.
+  std::size_t v = w.next_victim;
+  w.next_victim = v + 1 == n ? 0 : v + 1;
+  for (std::size_t k = 0; k < n; ++k, v = v + 1 == n ? 0 : v + 1) {
     if (v == w.index) continue;
     work_deque<runnable>& victim = workers_[v]->local[level];
     if (victim.empty_approx()) continue;
@@ -326,14 +332,16 @@ bool pool_core::any_work_visible() const noexcept {
 void pool_core::park(pool_worker& w) noexcept {
   // The re-check (pool_idle.hpp) looks at every queue and at exit_ once more.
   // acquire on exit_: as in worker_main.
-  if (!idle_->prepare_park(w.index, [&] { return any_work_visible() || exit_.load(std::memory_order_acquire); })) {
+  if (!idle_->prepare_park(w.index, w.searching,
+                           [&] { return any_work_visible() || exit_.load(std::memory_order_acquire); })) {
     return;
   }
   if (config_.stats) w.counters.bump(w.counters.parks);
   w.parker.park();
-  // A token left by a wake that raced an earlier re-check ends this park without anyone having
-  // unlisted us: unlist ourselves, so the next announce() starts from unlisted.
-  (void)idle_->withdraw(w.index);
+  // Unlisted by a waker: we search now. Still listed: a token left by a wake that raced an
+  // earlier re-check ended this park; unlist ourselves, so the next announce() starts from
+  // unlisted.
+  w.searching = idle_->woken(w.index);
 }
 
 // --- stopping ---------------------------------------------------------------------------------

@@ -4,15 +4,23 @@
 // A spawn allocates a cell and a frame and a completion frees both; with a general-purpose
 // allocator that is about a third of the instructions of a spawn + join. Freed blocks are kept on
 // the freeing thread, in a singly linked list per 16-byte size class, and handed out again by
-// the next allocation of that class on that thread. Blocks move between threads only through
-// malloc: a block cached on thread B came from ::operator new (on any thread) and goes back there
-// when B's cache is full or B exits.
+// the next allocation of that class on that thread, whichever thread allocated it.
+//
+// Blocks can flow one way between threads: on a stealing pool, a task spawned on one worker often
+// completes, and is freed, on another. The freeing thread's cache then fills while the
+// allocating thread's runs dry, and both would fall back to malloc. So a thread whose cache is
+// full hands a chain of `recycler_chain_blocks` blocks of the class it frees to a process-wide
+// depot, and a thread with no block of a class takes a chain of it from there before it asks
+// malloc. One lock per chain, not per block; the depot is bounded too, and beyond it blocks go
+// to ::operator delete.
 //
 // Invariants:
-//   * Only the owning thread touches its cache (thread_local; no synchronisation).
-//   * A thread caches at most `recycler_max_cached_bytes`; beyond that a free goes to ::operator
-//     delete. At thread exit the cache is emptied into ::operator delete, and frees after that
-//     (from later thread_local destructors) bypass it.
+//   * Only the owning thread touches its cache (thread_local; no synchronisation). The depot's
+//     chains are touched under its lock only; a chain's blocks belong to nobody while in it.
+//   * A thread caches at most `recycler_max_cached_bytes`, the depot at most
+//     `recycler_depot_max_bytes`; a free that fits neither goes to ::operator delete. At thread
+//     exit the cache is emptied into ::operator delete, and frees after that (from later
+//     thread_local destructors) bypass it.
 //   * Blocks are recycled only under a normal build: under AddressSanitizer or ThreadSanitizer
 //     every block goes straight to ::operator new/delete, so those tools see each task's memory
 //     come and go (a recycled block would hide a use after free from ASan).
@@ -21,7 +29,8 @@
 //
 // Nothing here can leak nondeterminism into the simulator: block addresses never steer
 // scheduling or enter a trace (see docs/seam.md); the simulator's fibers share one OS thread and
-// so one cache, touched only between yield points.
+// so one cache, touched only between yield points. The depot's lock is a plain std::mutex for the
+// same reason: no seam operation, so no scheduling point, happens while it is held.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +49,10 @@ inline constexpr std::size_t recycler_granularity = 16;
 inline constexpr std::size_t recycler_allocator_header = 8;
 // At most this many bytes of free blocks are kept per thread.
 inline constexpr std::size_t recycler_max_cached_bytes = std::size_t{1} << 20;
+// Blocks per chain moved between a thread's cache and the depot (one lock per chain).
+inline constexpr std::uint32_t recycler_chain_blocks = 32;
+// At most this many bytes of free blocks wait in the depot, all classes together.
+inline constexpr std::size_t recycler_depot_max_bytes = std::size_t{4} << 20;
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool recycler_enabled = false;
@@ -72,8 +85,11 @@ class block_recycler {
       if (size <= recycler_max_block && size > 0) {
         cache& c = cache_;
         const std::size_t k = class_of(size);
-        if (free_block* b = c.heads[k]) {
+        free_block* b = c.heads[k];
+        if (b == nullptr) b = refill_from_depot(k);
+        if (b != nullptr) {
           c.heads[k] = b->next;
+          --c.counts[k];
           c.bytes -= block_size(k);
           return b;
         }
@@ -88,10 +104,12 @@ class block_recycler {
       if (size <= recycler_max_block && size > 0) {
         cache& c = cache_;
         const std::size_t k = class_of(size);
-        if (c.state == phase::open && c.bytes + block_size(k) <= recycler_max_cached_bytes) {
+        if (c.state == phase::open &&
+            (c.bytes + block_size(k) <= recycler_max_cached_bytes || spill_to_depot(k))) {
           auto* b = static_cast<free_block*>(p);
           b->next = c.heads[k];
           c.heads[k] = b;
+          ++c.counts[k];
           c.bytes += block_size(k);
           return;
         }
@@ -126,10 +144,18 @@ class block_recycler {
   enum class phase : std::uint8_t { unused, open, closed };
   struct cache {
     free_block* heads[class_count];
+    std::uint32_t counts[class_count];  // blocks on each list
     std::size_t bytes;
     phase state;
   };
 
+  // Out of line (block_recycler.cpp). The calling thread has no block of class k: takes a chain
+  // of them from the depot into its cache and returns one block of it (still linked in first
+  // place), or null (the depot has none, or they would not fit the cache).
+  static free_block* refill_from_depot(std::size_t k) noexcept;
+  // The calling thread's cache is full: hands a chain of class k, if it holds one, to the depot.
+  // True when that made room for one more block.
+  static bool spill_to_depot(std::size_t k) noexcept;
 
   // Out of line (block_recycler.cpp): registers the thread-exit cleanup, then marks the cache open.
   static void open_cache() noexcept;

@@ -129,7 +129,8 @@ struct pool_worker {
   std::array<std::uint32_t, priority_count> burst{};
   std::array<runnable*, priority_count> lifo{};  // per priority: the task spawned here last
   std::uint32_t lifo_streak = 0;                  // LIFO-slot takes in a row
-  std::size_t next_victim = 0;    // where the next steal round starts
+  std::size_t next_victim = 0;    // where the next steal round starts, in [0, workers)
+  bool searching = false;         // counted as searching by pool_idle (a waker woke it)
   std::uint32_t budget = 0;       // coop_budget of the poll in progress
   std::uint32_t next_task_id = 0;
 };

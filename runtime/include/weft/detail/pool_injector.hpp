@@ -1,21 +1,33 @@
 // weft/detail/pool_injector.hpp — a stealing_pool's global queue for one priority: where work
 // submitted from outside the pool's workers (and a worker's overflow) waits for any worker.
 //
-// A FIFO of runnables under a lock, plus a count readable without it. The count is what lets an
-// idle worker and a submitter agree on whether work is waiting (pool_idle.hpp): push() raises it
-// with a seq_cst read-modify-write that the submitter's later seq_cst load of the parked count
-// cannot pass, and a worker's re-check loads it seq_cst after announcing itself parked.
+// Two parts: an inbound stack that push() links a runnable onto with one compare-and-swap (no
+// lock: a burst of outside submissions never meets the workers' batch takes on a lock), and a
+// FIFO ring of runnables under a lock, which only the takers and push_batch() touch. A taker,
+// holding the lock, moves the whole inbound stack to the ring's tail (oldest first), then takes
+// from the ring's head: every runnable in the ring was pushed before every one still inbound, so
+// the queue stays FIFO.
 //
-// The queue is a ring of pointers, not a list linked through the runnables: taking a batch then
-// copies pointers out of one or two cache lines instead of visiting every task cell under the
-// lock (a cache miss each, when the batch came from another worker's overflow).
+// A count readable without the lock is what lets an idle worker and a submitter agree on whether
+// work is waiting (pool_idle.hpp): push() raises it, after linking the runnable, with a seq_cst
+// read-modify-write that the submitter's later seq_cst load of the idle state cannot pass, and a
+// worker's re-check loads it seq_cst after announcing itself parked. A taker may take a runnable
+// whose push has linked it but not yet counted it, so the count can dip below zero for a moment;
+// size() reads such a dip as empty (the pusher's own increment and wake follow).
+//
+// Takers copy pointers out of the ring, one or two cache lines, instead of walking cells; the
+// inbound stack is walked once, when it moves to the ring (the cells were written by their
+// pushers just before, and the taker runs them next).
 //
 //   field                   who touches it
+//   inbound_                any thread (atomic); runnables on it are linked through `next`,
+//                           written by their pusher before its release CAS
 //   ring_, head_, count_    under lock_
-//   size_                   written under lock_; read by anyone (approximate outside the lock)
+//   size_                   any thread (atomic)
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include <weft/detail/runnable.hpp>
@@ -29,10 +41,15 @@ class pool_injector {
   pool_injector(const pool_injector&) = delete;
   pool_injector& operator=(const pool_injector&) = delete;
 
-  // Any thread. Appends one runnable (the queue takes the caller's ownership of it).
-  void push(runnable* item) {
-    sync::lock_guard<sync::mutex> hold(lock_);
-    append(item);
+  // Any thread. Appends one runnable (the queue takes the caller's ownership of it). Lock-free.
+  void push(runnable* item) noexcept {
+    // relaxed: only a starting guess for the CAS, which re-reads on failure.
+    runnable* top = inbound_.load(std::memory_order_relaxed);
+    do {
+      item->next = top;
+      // release: publishes the runnable (and `next`) to the taker's acquire exchange in
+      // take_inbound(); relaxed on failure: nothing was published.
+    } while (!inbound_.compare_exchange_weak(top, item, std::memory_order_release, std::memory_order_relaxed));
     // seq_cst: the store half of the submitter's store-load pair with an idle worker (the head
     // of this file); pairs with the seq_cst load in size().
     size_.fetch_add(1, std::memory_order_seq_cst);
@@ -41,15 +58,17 @@ class pool_injector {
   void push_batch(runnable* const* items, std::size_t n) {
     if (n == 0) return;
     sync::lock_guard<sync::mutex> hold(lock_);
+    take_inbound();  // what was pushed before goes first
     for (std::size_t i = 0; i < n; ++i) append(items[i]);
     // seq_cst: as in push().
-    size_.fetch_add(n, std::memory_order_seq_cst);
+    size_.fetch_add(static_cast<std::int64_t>(n), std::memory_order_seq_cst);
   }
 
   // Any thread. Takes up to `max` of the oldest runnables into `out` (in order); returns how many.
   std::size_t pop_batch(runnable** out, std::size_t max) noexcept {
     if (max == 0 || size() == 0) return 0;  // the common idle case takes no lock
     sync::lock_guard<sync::mutex> hold(lock_);
+    take_inbound();
     const std::size_t n = count_ < max ? count_ : max;
     const std::size_t mask = ring_.size() - 1;
     for (std::size_t i = 0; i < n; ++i) out[i] = ring_[(head_ + i) & mask];
@@ -57,7 +76,7 @@ class pool_injector {
     count_ -= n;
     // relaxed: under lock_; readers outside it only estimate (a worker's re-check after announcing
     // itself parked needs to see pushes, not pops).
-    size_.fetch_sub(n, std::memory_order_relaxed);
+    size_.fetch_sub(static_cast<std::int64_t>(n), std::memory_order_relaxed);
     return n;
   }
 
@@ -65,12 +84,14 @@ class pool_injector {
   std::size_t size() const noexcept {
     // seq_cst: the load half of an idle worker's store-load pair (pool_idle.hpp); pairs with
     // the seq_cst increments in push().
-    return size_.load(std::memory_order_seq_cst);
+    const std::int64_t n = size_.load(std::memory_order_seq_cst);
+    return n > 0 ? static_cast<std::size_t>(n) : 0;  // below zero: see the head of this file
   }
 
   // Shutdown, with no worker left: every runnable still queued, in order.
   runnable_queue take_all() noexcept {
     sync::lock_guard<sync::mutex> hold(lock_);
+    take_inbound();
     runnable_queue all;
     const std::size_t mask = ring_.size() - 1;
     for (std::size_t i = 0; i < count_; ++i) all.push_back(ring_[(head_ + i) & mask]);
@@ -81,6 +102,25 @@ class pool_injector {
   }
 
  private:
+  // Under lock_: moves every inbound runnable to the ring's tail, oldest first (the stack holds
+  // the newest on top, so its k-th entry goes k places before the new tail).
+  void take_inbound() {
+    // acquire: pairs with the release CAS of each push() whose runnable is on the stack.
+    runnable* top = inbound_.exchange(nullptr, std::memory_order_acquire);
+    if (top == nullptr) return;
+    std::size_t k = 0;
+    for (runnable* r = top; r != nullptr; r = r->next) ++k;
+    while (ring_.size() < count_ + k) grow();
+    const std::size_t mask = ring_.size() - 1;
+    std::size_t at = head_ + count_ + k;
+    for (runnable* r = top; r != nullptr;) {
+      runnable* older = r->next;
+      r->next = nullptr;
+      ring_[--at & mask] = r;
+      r = older;
+    }
+    count_ += k;
+  }
   // Under lock_: appends at the tail, doubling the ring when it is full (the injector is
   // unbounded, as the pool's queues are: overflow moves work here rather than refusing it).
   void append(runnable* item) {
@@ -101,7 +141,8 @@ class pool_injector {
   std::vector<runnable*> ring_;  // a power of two long (or empty)
   std::size_t head_ = 0;         // index of the oldest
   std::size_t count_ = 0;
-  sync::atomic<std::size_t> size_{0};
+  sync::atomic<runnable*> inbound_{nullptr};  // the newest on top
+  sync::atomic<std::int64_t> size_{0};
 };
 
 }  // namespace weft::detail
