@@ -5,10 +5,64 @@
 #include <weft/platform/assert.hpp>
 #include <weft/sim/engine.hpp>
 
+#include "host_table.hpp"
+
 namespace weft::sim {
 
 context::context(engine& e, std::uint64_t seed, const options& o, const scenario& s)
     : engine_(e), seed_(seed), options_(o), scenario_(s), random_(e.scenario_random().next()) {}
+
+context::~context() = default;
+
+detail::host_table& context::hosts() {
+  if (!hosts_) hosts_ = std::make_unique<detail::host_table>(engine_);
+  return *hosts_;
+}
+
+const host& context::this_host() const noexcept {
+  static const host main_host{0, "main"};
+  return main_host;
+}
+
+std::optional<host> context::add_host(std::string_view name, platform::source_location loc) {
+  return hosts().add(name, loc);
+}
+void context::boot(const host& h, std::function<void(host_process&)> main, platform::source_location loc) {
+  hosts().boot(h, std::move(main), loc);
+}
+void context::crash(const host& h, platform::source_location loc) { hosts().crash(h, loc); }
+void context::shutdown(const host& h, platform::source_location loc) { hosts().shutdown(h, loc); }
+bool context::running(const host& h) const { return h.id == 0 || (hosts_ != nullptr && hosts_->running(h)); }
+bool context::place_next_spawn(const host& h, const platform::source_location& loc) {
+  return hosts().place_next_spawn(h, loc);
+}
+void context::partition(const host& a, const host& b, platform::source_location loc) {
+  hosts().change_link(a, b, detail::host_table::link_change::cut, true, loc);
+}
+void context::partition_one_way(const host& from, const host& to, platform::source_location loc) {
+  hosts().change_link(from, to, detail::host_table::link_change::cut, false, loc);
+}
+void context::repair(const host& a, const host& b, platform::source_location loc) {
+  hosts().change_link(a, b, detail::host_table::link_change::repair, true, loc);
+}
+void context::repair_one_way(const host& from, const host& to, platform::source_location loc) {
+  hosts().change_link(from, to, detail::host_table::link_change::repair, false, loc);
+}
+void context::hold(const host& a, const host& b, platform::source_location loc) {
+  hosts().change_link(a, b, detail::host_table::link_change::hold, true, loc);
+}
+void context::release(const host& a, const host& b, platform::source_location loc) {
+  hosts().change_link(a, b, detail::host_table::link_change::release, true, loc);
+}
+void context::set_latency(const host& a, const host& b, duration low, duration high, platform::source_location loc) {
+  hosts().set_latency(a, b, low, high, loc);
+}
+std::size_t context::reset_connections(const host& a, const host& b, platform::source_location loc) {
+  return hosts().reset_connections(a, b, loc);
+}
+void context::end_of_scenario() {
+  if (hosts_) hosts_->end_of_scenario();
+}
 
 std::uint64_t context::pick(std::uint64_t lo, std::uint64_t hi) {
   WEFT_ASSERT(lo <= hi);

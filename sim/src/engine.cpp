@@ -368,12 +368,13 @@ void engine::crash_disk(const weft::platform::source_location& loc) {
     note("disk crash: no file was ever written");
     return;
   }
-  if (const std::size_t open = io_world_->open_files(); open != 0) {
+  const std::uint32_t host = running_ != nullptr ? running_->host : 0;
+  if (const std::size_t open = io_world_->open_files(host); open != 0) {
     fail("usage: crash_disk with " + std::to_string(open) + " files open (at " + std::string(loc.file_name()) + ":" +
          std::to_string(loc.line()) + "); a crash ends the process, so stop the service and close its files first");
     return;
   }
-  const std::size_t lost = io_world_->crash_disk();
+  const std::size_t lost = io_world_->crash_disk(host);
   note("disk crash: " + std::to_string(lost) + " files lost unsynced writes");
 }
 
@@ -517,6 +518,12 @@ detail::fiber_record* engine::spawn(std::function<void()> fn, const weft::platfo
   detail::fiber_record* f = &fibers_.back();
   f->id = fibers_.size();
   f->name = "thread-" + std::to_string(f->id);
+  if (running_ != nullptr) {
+    const detail::host_tag where = running_->spawn_on.value_or(detail::host_tag{running_->host, running_->incarnation});
+    running_->spawn_on.reset();
+    f->host = where.host;
+    f->incarnation = where.incarnation;
+  }
   strategy_->on_spawn(*f);
   ++live_;
   record_simple(event_kind::spawn, f->id, current_fiber_id(), 0, nullptr, &loc);

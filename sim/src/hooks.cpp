@@ -78,6 +78,12 @@ void probe_hit(const weft::platform::probe_site& site) noexcept {
   if (engine* e = engine::current()) e->probe_hit(site);
 }
 
+host_tag current_host() noexcept {
+  engine* e = engine::current();
+  if (e == nullptr || e->running() == nullptr) return {};
+  return {e->running()->host, e->running()->incarnation};
+}
+
 io::world* io_world() noexcept {
   engine* e = engine::current();
   return e != nullptr && e->running() != nullptr ? &e->io_world() : nullptr;

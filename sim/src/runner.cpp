@@ -97,7 +97,10 @@ run_result run(const scenario& s, std::uint64_t seed, const options& o) {
   local_simulator->execute([&] {
     engine e(seed, o);
     context ctx(e, seed, e.opts(), s);
-    e.execute([&ctx, &s] { s.body(ctx); });
+    e.execute([&ctx, &s] {
+      s.body(ctx);
+      ctx.end_of_scenario();
+    });
     poisoned = e.poisoned();
     result = std::move(e).result();
   });

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 
 #include <arpa/inet.h>
@@ -15,6 +16,23 @@ namespace weft::sim::io {
 namespace {
 
 int not_here(address_use use) { return use == address_use::bind ? -EADDRNOTAVAIL : -ENETUNREACH; }
+
+constexpr std::uint32_t network_v4 = 0x0A000000;  // 10.0.0.0/24: host k is .k+1
+
+// fd00::k+1 for host k: the IPv6 twin of network_v4.
+bool network_v6(const in6_addr& a, std::uint32_t& last) {
+  if (a.s6_addr[0] != 0xfd) return false;
+  for (int i = 1; i < 15; ++i) {
+    if (a.s6_addr[i] != 0) return false;
+  }
+  last = a.s6_addr[15];
+  return true;
+}
+
+// The host whose network address ends in `last`, or own_node when none may.
+std::int32_t node_of(std::uint32_t last) {
+  return last >= 1 && last <= hosts_max ? static_cast<std::int32_t>(last - 1) : own_node;
+}
 
 }  // namespace
 
@@ -30,7 +48,12 @@ int parse_address(const sockaddr* sa, socklen_t len, int family, address_use use
       std::memcpy(&in, sa, sizeof in);
       const std::uint32_t host = ntohl(in.sin_addr.s_addr);
       out.wildcard = host == INADDR_ANY;
-      if (host != INADDR_LOOPBACK && !out.wildcard) return not_here(use);
+      if (host != INADDR_LOOPBACK && !out.wildcard) {
+        if ((host & 0xFFFFFF00u) != network_v4) return not_here(use);
+        out.node = node_of(host & 0xFFu);
+        if (out.node == own_node) return not_here(use);
+        out.loopback = false;
+      }
       out.port = ntohs(in.sin_port);
       return 0;
     }
@@ -39,7 +62,13 @@ int parse_address(const sockaddr* sa, socklen_t len, int family, address_use use
       sockaddr_in6 in6{};
       std::memcpy(&in6, sa, sizeof in6);
       out.wildcard = IN6_IS_ADDR_UNSPECIFIED(&in6.sin6_addr);
-      if (!IN6_IS_ADDR_LOOPBACK(&in6.sin6_addr) && !out.wildcard) return not_here(use);
+      if (!IN6_IS_ADDR_LOOPBACK(&in6.sin6_addr) && !out.wildcard) {
+        std::uint32_t last = 0;
+        if (!network_v6(in6.sin6_addr, last)) return not_here(use);
+        out.node = node_of(last);
+        if (out.node == own_node) return not_here(use);
+        out.loopback = false;
+      }
       out.port = ntohs(in6.sin6_port);
       return 0;
     }
@@ -70,7 +99,10 @@ void write_address(const address& a, sockaddr* out, socklen_t* len) {
       auto* in = reinterpret_cast<sockaddr_in*>(&full);
       in->sin_family = AF_INET;
       in->sin_port = htons(a.port);
-      in->sin_addr.s_addr = htonl(a.wildcard ? INADDR_ANY : INADDR_LOOPBACK);
+      const std::uint32_t ip = a.wildcard   ? INADDR_ANY
+                               : a.loopback ? INADDR_LOOPBACK
+                                            : network_v4 | static_cast<std::uint32_t>(a.node + 1);
+      in->sin_addr.s_addr = htonl(ip);
       size = sizeof(sockaddr_in);
       break;
     }
@@ -79,6 +111,11 @@ void write_address(const address& a, sockaddr* out, socklen_t* len) {
       in6->sin6_family = AF_INET6;
       in6->sin6_port = htons(a.port);
       in6->sin6_addr = a.wildcard ? in6addr_any : in6addr_loopback;
+      if (!a.wildcard && !a.loopback) {
+        in6->sin6_addr = in6_addr{};
+        in6->sin6_addr.s6_addr[0] = 0xfd;
+        in6->sin6_addr.s6_addr[15] = static_cast<std::uint8_t>(a.node + 1);
+      }
       size = sizeof(sockaddr_in6);
       break;
     }
@@ -103,8 +140,16 @@ void write_address(const address& a, sockaddr* out, socklen_t* len) {
 
 std::string describe(const address& a) {
   switch (a.family) {
-    case AF_INET: return std::string(a.wildcard ? "0.0.0.0:" : "127.0.0.1:") + std::to_string(a.port);
-    case AF_INET6: return std::string(a.wildcard ? "[::]:" : "[::1]:") + std::to_string(a.port);
+    case AF_INET:
+      if (!a.wildcard && !a.loopback) return "10.0.0." + std::to_string(a.node + 1) + ":" + std::to_string(a.port);
+      return std::string(a.wildcard ? "0.0.0.0:" : "127.0.0.1:") + std::to_string(a.port);
+    case AF_INET6:
+      if (!a.wildcard && !a.loopback) {
+        char last[8];
+        std::snprintf(last, sizeof last, "%x", static_cast<unsigned>(a.node + 1));
+        return "[fd00::" + std::string(last) + "]:" + std::to_string(a.port);
+      }
+      return std::string(a.wildcard ? "[::]:" : "[::1]:") + std::to_string(a.port);
     case AF_UNIX: return a.path.empty() ? "unix:(unnamed)" : a.path[0] == '\0' ? "unix:@" + a.path.substr(1) : "unix:" + a.path;
     default: return "unspec";
   }

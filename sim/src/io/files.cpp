@@ -1,8 +1,8 @@
-// files.cpp — the simulated file system: a flat namespace of names, each a regular file held in
+// files.cpp — the simulated file system, one per host: a flat namespace of names, each a regular file held in
 // memory or an AF_UNIX socket's name (world.hpp). There are no directories: every name may be
 // created, and a relative name is taken from "/" (the simulated process's working directory).
 // Writes reach the page cache; fsync and fdatasync make a file's bytes durable, and a disk crash
-// (crash_disk) takes every file back to that, torn at a sector boundary. Names (create, rename,
+// (crash_disk) takes every file of its host back to that, torn at a sector boundary. Names (create, rename,
 // unlink) are durable at once. Every file operation may fail with the io_error fault, a write or
 // ftruncate that grows a file with io_no_space, and fsync may lie (fsync_lies).
 #include <algorithm>
@@ -43,9 +43,9 @@ int world::path_of(int dirfd, const char* path, std::string& out) {
 int world::resize(inode& n, std::uint64_t size) {
   if (size > file_bytes_max) return -EFBIG;
   const std::uint64_t now = n.bytes.size();
-  if (size > now && file_system_bytes_ + (size - now) > file_system_bytes_max) return -ENOSPC;
+  if (size > now && here().file_system_bytes + (size - now) > file_system_bytes_max) return -ENOSPC;
   if (size > now && strike(platform::fault::io_no_space)) return -ENOSPC;
-  file_system_bytes_ = file_system_bytes_ - now + size;
+  here().file_system_bytes = here().file_system_bytes - now + size;
   n.bytes.resize(size);
   return 0;
 }
@@ -56,15 +56,15 @@ std::int64_t world::op_openat(const io_request& r) {
   const int access = r.flags & O_ACCMODE;
   if (access != O_RDONLY && access != O_WRONLY && access != O_RDWR) return -EINVAL;
   if ((r.flags & O_DIRECTORY) != 0) return (r.flags & O_CREAT) != 0 ? -EINVAL : -ENOTDIR;
-  if (fds_.size() >= open_fds_max) return -EMFILE;
+  if (here().fds.size() >= open_fds_max) return -EMFILE;
   const bool writable = access != O_RDONLY;
-  auto it = files_.find(path);
-  if (it != files_.end()) {
+  auto it = here().files.find(path);
+  if (it != here().files.end()) {
     if ((r.flags & O_CREAT) != 0 && (r.flags & O_EXCL) != 0) return -EEXIST;
     if (it->second.file == nullptr) return -ENXIO;  // a socket's name
   } else {
     if ((r.flags & O_CREAT) == 0) return -ENOENT;
-    it = files_.emplace(path, fs_node{std::make_shared<inode>(++next_inode_, file_system_bytes_), {}}).first;
+    it = here().files.emplace(path, fs_node{std::make_shared<inode>(++next_inode_, here().file_system_bytes), {}}).first;
   }
   const std::shared_ptr<inode> node = it->second.file;
   if ((r.flags & O_TRUNC) != 0 && writable) {
@@ -79,6 +79,7 @@ std::int64_t world::op_openat(const io_request& r) {
 }
 
 std::int64_t world::read_if_cached(const io_request& r) {
+  if (caller() == nullptr) return -EAGAIN;  // a crashed incarnation: the submitted read fails
   if (r.opcode != platform::io_opcode::read || r.offset == io_offset_current) return -EOPNOTSUPP;
   descriptor* d = lookup(r.fd);
   if (d == nullptr || d->file == nullptr) return -EOPNOTSUPP;
@@ -132,14 +133,17 @@ std::int64_t world::op_fsync(open_file& f) {
   return 0;
 }
 
-std::size_t world::open_files() const {
+std::size_t world::open_files(std::uint32_t h) const {
+  if (h >= hosts_.size()) return 0;
+  const std::map<int, descriptor>& fds = hosts_[h].fds;
   return static_cast<std::size_t>(
-      std::count_if(fds_.begin(), fds_.end(), [](const auto& entry) { return entry.second.file != nullptr; }));
+      std::count_if(fds.begin(), fds.end(), [](const auto& entry) { return entry.second.file != nullptr; }));
 }
 
-std::size_t world::crash_disk() {
+std::size_t world::crash_disk(std::uint32_t h) {
+  act_on(h);
   std::size_t lost = 0;
-  for (auto& [name, node] : files_) {  // by name: the draws do not depend on addresses
+  for (auto& [name, node] : here().files) {  // by name: the draws do not depend on addresses
     if (!node.file || node.file->bytes == node.file->synced) continue;
     inode& n = *node.file;
     ++lost;
@@ -151,7 +155,7 @@ std::size_t world::crash_disk() {
     std::vector<char> kept = n.synced;
     if (upto > kept.size()) kept.resize(upto);
     std::copy(n.bytes.begin(), n.bytes.begin() + static_cast<std::ptrdiff_t>(upto), kept.begin());
-    file_system_bytes_ = file_system_bytes_ - n.bytes.size() + kept.size();
+    here().file_system_bytes = here().file_system_bytes - n.bytes.size() + kept.size();
     n.bytes = std::move(kept);
     n.synced = n.bytes;
   }
@@ -178,8 +182,8 @@ std::int64_t world::op_statx(const io_request& r) {
   } else {
     std::string path;
     if (const int e = path_of(r.dirfd, r.path, path); e != 0) return e;
-    const auto it = files_.find(path);
-    if (it == files_.end()) return -ENOENT;
+    const auto it = here().files.find(path);
+    if (it == here().files.end()) return -ENOENT;
     file = it->second.file;
     is_socket = file == nullptr;
   }
@@ -201,10 +205,10 @@ std::int64_t world::op_unlinkat(const io_request& r) {
   if ((r.flags & ~AT_REMOVEDIR) != 0) return -EINVAL;
   std::string path;
   if (const int e = path_of(r.dirfd, r.path, path); e != 0) return e;
-  const auto it = files_.find(path);
-  if (it == files_.end()) return -ENOENT;
+  const auto it = here().files.find(path);
+  if (it == here().files.end()) return -ENOENT;
   if ((r.flags & AT_REMOVEDIR) != 0) return -ENOTDIR;
-  files_.erase(it);  // open descriptions keep the file's bytes until they close
+  here().files.erase(it);  // open descriptions keep the file's bytes until they close
   return 0;
 }
 
@@ -213,12 +217,12 @@ std::int64_t world::op_renameat(const io_request& r) {
   std::string to;
   if (const int e = path_of(r.dirfd, r.path, from); e != 0) return e;
   if (const int e = path_of(r.dirfd, r.path2, to); e != 0) return e;
-  const auto it = files_.find(from);
-  if (it == files_.end()) return -ENOENT;
+  const auto it = here().files.find(from);
+  if (it == here().files.end()) return -ENOENT;
   if (from == to) return 0;
   fs_node moved = std::move(it->second);
-  files_.erase(it);
-  files_[to] = std::move(moved);  // replaces whatever `to` named
+  here().files.erase(it);
+  here().files[to] = std::move(moved);  // replaces whatever `to` named
   return 0;
 }
 

@@ -57,20 +57,32 @@ struct open_file {
 // datagram on its full receiver).
 struct pending_op {
   std::uint64_t id = 0;
+  std::uint32_t host = 0;  // whose kernel the operation was submitted to
   platform::io_operation* op = nullptr;
   std::shared_ptr<endpoint> owner;
   std::shared_ptr<socket> subject;
 };
 
+// When a message from another host reaches its socket; `held` while its link holds it.
+inline constexpr instant held = instant::max();
+
 struct datagram {
   address from;
   std::vector<char> bytes;
+  instant at{};  // arrival
+};
+
+// Bytes of a stream that arrive together: `inbound` is these segments, in order.
+struct segment {
+  std::size_t bytes = 0;
+  instant at{};
 };
 
 enum class direction : std::uint8_t { in = 0, out = 1 };
 
 struct socket {
   std::uint64_t id = 0;  // creation rank in the run: names the socket's completion channels
+  std::uint32_t host = 0;  // the host whose kernel holds it
   int domain = 0;        // AF_INET, AF_INET6, AF_UNIX
   int type = 0;          // SOCK_STREAM, SOCK_DGRAM
   address local;
@@ -84,13 +96,17 @@ struct socket {
 
   // Stream: `peer` is the other end while both are open (each clears the other's on close).
   std::weak_ptr<socket> peer;
-  std::deque<char> inbound;        // received, not read yet
+  std::deque<char> inbound;        // received (or on the way from another host), not read yet
+  std::deque<segment> segments;    // when each part of `inbound` arrives, in stream order
+  instant last_arrival{};          // the latest arrival given: a later send never arrives earlier
   bool inbound_eof = false;        // the peer shut down writing or closed: end after the bytes
+  instant eof_at{};                // when that end arrives
   bool read_shut = false;          // shutdown(SHUT_RD): reads see the end of the stream
   bool write_shut = false;         // shutdown(SHUT_WR): sends fail EPIPE
   bool peer_stopped_reading = false;  // the peer shut down reading or closed: sends fail EPIPE
   int pending_error = 0;           // ECONNRESET, reported once by the next data operation
   std::deque<std::shared_ptr<socket>> accept_queue;  // listener: connected, not accepted yet
+  instant connected_at{};  // accepted end: when the connection reaches its listener
 
   // Datagram.
   std::deque<datagram> datagrams;

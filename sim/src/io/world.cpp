@@ -21,7 +21,7 @@ using platform::io_opcode;
 using platform::io_operation;
 using platform::io_request;
 
-world::world() = default;
+world::world() { act_on(0); }
 
 // Nothing here is completed or woken: a run that ends with operations still waiting (a deadlock,
 // an assertion) has abandoned the threads that own them. The containers go first, while the byte
@@ -34,25 +34,46 @@ world::~world() {
   held_.clear();
   dirty_.clear();
   to_wake_.clear();
-  fds_.clear();
+  for (host_state& h : hosts_) h.fds.clear();
   bound_.clear();
-  files_.clear();
+  sockets_.clear();
+  for (host_state& h : hosts_) h.files.clear();
+}
+
+world::host_state& world::host(std::uint32_t h) {
+  WEFT_ASSERT(h < hosts_max);
+  while (hosts_.size() <= h) hosts_.emplace_back();
+  return hosts_[h];
+}
+
+world::host_state* world::caller() {
+  const detail::host_tag tag = detail::current_host();
+  act_on(tag.host);
+  return tag.incarnation == here().incarnation ? here_ : nullptr;
+}
+
+void world::register_socket(const std::shared_ptr<socket>& s) {
+  if (sockets_.size() >= sockets_prune_at_) {
+    std::erase_if(sockets_, [](const auto& entry) { return entry.second.expired(); });
+    sockets_prune_at_ = std::max<std::size_t>(64, sockets_.size() * 2);
+  }
+  sockets_.emplace(s->id, s);
 }
 
 world::descriptor* world::lookup(int fd) {
-  const auto it = fds_.find(fd);
-  return it == fds_.end() ? nullptr : &it->second;
+  const auto it = here().fds.find(fd);
+  return it == here().fds.end() ? nullptr : &it->second;
 }
 
 int world::allocate_fd(descriptor d) {
-  if (fds_.size() >= open_fds_max) return -EMFILE;
+  if (here().fds.size() >= open_fds_max) return -EMFILE;
   int fd = first_fd;
-  for (const auto& [used, unused] : fds_) {  // ascending: the first gap is the lowest free fd
+  for (const auto& [used, unused] : here().fds) {  // ascending: the first gap is the lowest free fd
     if (used < fd) continue;
     if (used != fd) break;
     ++fd;
   }
-  fds_.emplace(fd, std::move(d));
+  here().fds.emplace(fd, std::move(d));
   return fd;
 }
 
@@ -65,9 +86,10 @@ void world::touch(const std::shared_ptr<socket>& s) {
 void world::submit(const std::shared_ptr<endpoint>& owner, io_operation& op) {
   owner->submitted();
   held_.insert(&op);
-  pending_op p{++next_op_id_, &op, owner, nullptr};
+  const bool alive = caller() != nullptr;
+  pending_op p{++next_op_id_, here_id(), &op, owner, nullptr};
   op.driver_slot = static_cast<std::uintptr_t>(p.id);
-  const step s = attempt(op, &p);
+  const step s = alive ? attempt(op, &p) : finished(-EIO);
   if (s.done) {
     finish(p, s);
   } else {
@@ -82,6 +104,7 @@ void world::delivered(const io_operation& op) {
 }
 
 std::int64_t world::execute(const io_request& r) {
+  if (caller() == nullptr) return -EIO;
   const step s = attempt(r, nullptr);
   settle();
   return s.done ? s.result : -EAGAIN;
@@ -89,14 +112,14 @@ std::int64_t world::execute(const io_request& r) {
 
 void world::enqueue(pending_op p, const step& s) {
   WEFT_ASSERT(s.where != nullptr && s.queue != nullptr);
-  waiting_[p.id] = waiting_place{s.where, s.queue, p.owner.get()};
+  waiting_[p.id] = waiting_place{s.where, s.queue, p.owner.get(), p.host};
   ((*s.where).*s.queue).push_back(std::move(p));
 }
 
 void world::finish(pending_op& p, const step& s) {
   WEFT_ASSERT(s.done);
   waiting_.erase(p.id);
-  instant due = platform::clock::now() + completion_latency();
+  instant due = std::max(platform::clock::now() + completion_latency(), s.not_before);
   channel_id channel = no_channel;
   if (s.channel_of != nullptr) {
     // A stream direction's completions never overtake each other: a later one is due no earlier.
@@ -136,6 +159,11 @@ void world::cancel_all(endpoint& owner) {
   for (const auto& [id, place] : waiting_) {  // ascending ids: submission order
     if (place.owner == &owner) ids.push_back(id);
   }
+  fail_waiting(ids, -ECANCELED);
+  settle();
+}
+
+void world::fail_waiting(const std::vector<std::uint64_t>& ids, std::int64_t result) {
   for (const std::uint64_t id : ids) {
     const waiting_place place = waiting_.at(id);
     std::deque<pending_op>& queue = (*place.where).*(place.queue);
@@ -144,8 +172,28 @@ void world::cancel_all(endpoint& owner) {
     pending_op p = std::move(*pos);
     queue.erase(pos);
     touch(place.where);
-    finish(p, finished(-ECANCELED));
+    finish(p, finished(result));
   }
+}
+
+void world::crash_host(std::uint32_t h) {
+  act_on(h);
+  ++here().incarnation;
+  std::vector<std::uint64_t> ids;
+  for (const auto& [id, place] : waiting_) {  // ascending ids: submission order
+    if (place.host == h) ids.push_back(id);
+  }
+  fail_waiting(ids, -EIO);
+  // Every descriptor closes as at a kill: nothing is flushed, connections are reset.
+  std::map<int, descriptor> fds = std::move(here().fds);
+  here().fds.clear();
+  for (auto& [fd, d] : fds) {
+    if (d.sock == nullptr) continue;
+    if (d.sock->type == SOCK_STREAM && !d.sock->peer.expired()) reset_connection(d.sock);
+    close_socket(d.sock);
+  }
+  fds.clear();
+  (void)crash_disk(h);
   settle();
 }
 
@@ -154,6 +202,7 @@ void world::cancel_all(endpoint& owner) {
 void world::serve(socket& s, std::deque<pending_op> socket::*queue, bool in_order) {
   std::deque<pending_op>& q = s.*queue;
   for (std::size_t i = 0; i < q.size();) {
+    act_on(q[i].host);  // an accept served by another host's step takes an fd of its own host
     const step st = attempt(*q[i].op, &q[i]);
     if (!st.done) {
       if (in_order) return;
@@ -211,7 +260,7 @@ world::step world::attempt(const io_request& r, pending_op* waiting) {
     if (waiting != nullptr) waiting->subject = sock;
   }
   if (r.opcode == io_opcode::close) {
-    fds_.erase(r.fd);
+    here().fds.erase(r.fd);
     if (sock) close_socket(sock);
     return finished(0);
   }

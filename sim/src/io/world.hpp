@@ -1,16 +1,24 @@
-// world.hpp — the simulated kernel one simulation run shares between all its loops: virtual fds,
-// an in-memory loopback network (TCP, UDP, AF_UNIX stream and datagram) and an in-memory file
-// system. The engine creates it at the run's first I/O and destroys it with the run, so no fd,
-// byte or port reaches the next seed.
+// world.hpp — the simulated kernel one simulation run shares between all its loops and hosts:
+// virtual fds, a network (TCP, UDP, AF_UNIX stream and datagram) and an in-memory file system.
+// The engine creates it at the run's first I/O and destroys it with the run, so no fd, byte or
+// port reaches the next seed.
+//
+// Hosts: every simulated thread runs on a host (engine.hpp; host 0 is the scenario's own). Each
+// host has its own fd table, file system, ports and loopback, and a network address (address.hpp).
+// Messages between two hosts cross a link (from, to): each takes a latency drawn from the link's
+// range, a cut link drops datagrams and holds stream bytes and connects until it is repaired, a
+// held link holds everything until released. A crash ends a host's incarnation: its descriptors
+// close at once (connections reset, nothing flushed), its disk loses what was not synced, and
+// every later call of its old threads fails EIO.
 //
 // Every entry point (submit, execute, cancel, cancel_all) runs to its end without a scheduling
 // point: the simulated threads see each system call as one step. An operation either finishes
 // at once, or waits in a queue of the socket it needs (readable bytes, room, a connection) and
 // finishes when a later step changes that socket; `settle()` serves those queues after each
 // step, in the order the sockets changed. A finished operation is scheduled on its driver's
-// endpoint with a due time (now, or later under the io_latency fault); the endpoints to wake
-// are collected and the driver unparks them after the step (take_wake), since unparking is a
-// scheduling point.
+// endpoint with a due time (now, when what it waited for arrives from another host, or later
+// under the io_latency fault); the endpoints to wake are collected and the driver unparks them
+// after the step (take_wake), since unparking is a scheduling point.
 //
 // Determinism: fds are the lowest free number, ports count up from ephemeral_port_first, ids are
 // ranks in the run, and every container iterated is ordered by such numbers or by names.
@@ -23,6 +31,8 @@
 #include <optional>
 #include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include <weft/platform/io_request.hpp>
 
@@ -31,20 +41,33 @@
 
 namespace weft::sim::io {
 
-// fds the simulated process may hold at once (EMFILE beyond).
+// fds one simulated host may hold at once (EMFILE beyond).
 inline constexpr std::size_t open_fds_max = 1'024;
 // The first fd handed out: 0-2 stand for the standard streams, which the simulator does not model.
 inline constexpr int first_fd = 3;
 // Ports that port 0 (and an unbound connect, send or listen) picks from, in order.
 inline constexpr std::uint16_t ephemeral_port_first = 32'768;
 inline constexpr std::uint16_t ephemeral_port_last = 60'999;
-// The largest regular file, and all files' bytes together (EFBIG, ENOSPC beyond).
+// The largest regular file, and all files' bytes of one host together (EFBIG, ENOSPC beyond).
 inline constexpr std::uint64_t file_bytes_max = std::uint64_t{16} << 20;
 inline constexpr std::uint64_t file_system_bytes_max = std::uint64_t{64} << 20;
 // One file read in this many misses the simulated page cache and goes through submit().
 inline constexpr std::uint64_t page_cache_miss_one_in = 2;
 // The longest path (ENAMETOOLONG beyond), as PATH_MAX.
 inline constexpr std::size_t path_bytes_max = 4'096;
+// A link's latency range until the scenario sets one: a network inside one data centre.
+inline constexpr duration link_latency_min_default = std::chrono::microseconds(100);
+inline constexpr duration link_latency_max_default = std::chrono::milliseconds(2);
+// The longest latency a scenario may give a link.
+inline constexpr duration link_latency_limit = std::chrono::seconds(60);
+
+// How one direction between two hosts carries messages.
+struct link_conditions {
+  duration latency_min = link_latency_min_default;
+  duration latency_max = link_latency_max_default;
+  bool cut = false;   // partitioned: datagrams lost, stream bytes and connects wait for repair
+  bool held = false;  // every message waits until released
+};
 
 class world {
  public:
@@ -60,6 +83,10 @@ class world {
   // Whether `op` was submitted and its completion not yet delivered: the kernel may still write
   // its buffers and will call its complete(). The buffer-lifetime oracle asks this.
   bool holds(const platform::io_operation& op) const { return held_.count(&op) != 0; }
+  // Makes host `h` known (hosts 0..h): its address is reachable from then on.
+  void add_host(std::uint32_t h) { (void)host(h); }
+  std::size_t host_count() const noexcept { return hosts_.size(); }
+  std::uint32_t incarnation(std::uint32_t h) { return host(h).incarnation; }
   // A control call now: its result, or -EAGAIN for an operation that would have to wait.
   std::int64_t execute(const platform::io_request& r);
   // driver::try_now: a positional read of a regular file, done now unless the seeded draw says
@@ -73,12 +100,22 @@ class world {
   // The next endpoint with new completions, other than `self` (the caller needs no wake).
   std::shared_ptr<endpoint> take_wake(const endpoint* self);
 
-  // Regular files open in any descriptor (a disk crash needs none: the process is gone).
-  std::size_t open_files() const;
-  // A crash of the disk (files.cpp): each file keeps what its last fsync made durable, plus the
-  // first sectors of its unsynced contents, their count drawn from the fault stream (all, some
-  // or none: a torn write). Names stay as they are. Returns how many files lost bytes.
-  std::size_t crash_disk();
+  // Regular files open in any descriptor of `host` (a disk crash needs none: the process is gone).
+  std::size_t open_files(std::uint32_t host) const;
+  // A crash of `host`'s disk (files.cpp): each file keeps what its last fsync made durable, plus
+  // the first sectors of its unsynced contents, their count drawn from the fault stream (all,
+  // some or none: a torn write). Names stay as they are. Returns how many files lost bytes.
+  std::size_t crash_disk(std::uint32_t host);
+  // Ends `host`'s incarnation: every descriptor closed as at a process kill (connections reset,
+  // waiting operations failed EIO), then crash_disk. Later calls from its old threads fail EIO.
+  void crash_host(std::uint32_t host);
+
+  // ---- links (network.cpp) ------------------------------------------------------------------
+  link_conditions& link(std::uint32_t from, std::uint32_t to);
+  // After a link was repaired or released: its held messages leave now, with their latency.
+  void link_opened(std::uint32_t from, std::uint32_t to);
+  // Resets every connection between hosts `a` and `b`: both ends fail ECONNRESET.
+  std::size_t reset_between(std::uint32_t a, std::uint32_t b);
 
  private:
   struct descriptor {
@@ -94,10 +131,12 @@ class world {
     direction dir = direction::in;
     std::shared_ptr<socket> where;
     std::deque<pending_op> socket::*queue = nullptr;
+    instant not_before = instant::min();  // what it took arrives from another host then
   };
-  static step finished(std::int64_t result) {
+  static step finished(std::int64_t result, instant not_before = instant::min()) {
     step s;
     s.result = result;
+    s.not_before = not_before;
     return s;
   }
   static step wait_in(std::shared_ptr<socket> where, std::deque<pending_op> socket::*queue) {
@@ -107,14 +146,38 @@ class world {
     s.queue = queue;
     return s;
   }
-  static step on_channel(std::int64_t result, socket& s, direction d) {
-    step out = finished(result);
+  static step on_channel(std::int64_t result, socket& s, direction d, instant not_before = instant::min()) {
+    step out = finished(result, not_before);
     out.channel_of = &s;
     out.dir = d;
     return out;
   }
 
   // ---- the core (world.cpp) -----------------------------------------------------------------
+  // A host's part of the kernel. Held in a deque: inodes point at their host's byte count.
+  struct fs_node {
+    std::shared_ptr<inode> file;  // a regular file
+    std::weak_ptr<socket> sock;   // else an AF_UNIX socket's name (expired: its socket closed)
+  };
+  struct host_state {
+    std::map<int, descriptor> fds;
+    // The file system: a flat namespace of names (no directories), each a file or a socket name.
+    std::map<std::string, fs_node> files;
+    std::uint64_t file_system_bytes = 0;
+    std::uint32_t incarnation = 0;  // advanced by each crash
+  };
+  host_state& host(std::uint32_t h);
+  // The calling thread's host, or null when its incarnation has crashed (every call fails EIO).
+  host_state* caller();
+  // The host the step being taken acts on (the caller's, or a waiting operation's when a queue
+  // is served).
+  host_state& here() { return *here_; }
+  std::uint32_t here_id() const noexcept { return here_index_; }
+  void act_on(std::uint32_t h) {
+    here_index_ = h;
+    here_ = &host(h);
+  }
+
   step attempt(const platform::io_request& r, pending_op* waiting);
   void finish(pending_op& p, const step& s);
   void enqueue(pending_op p, const step& s);
@@ -123,6 +186,16 @@ class world {
   void touch(const std::shared_ptr<socket>& s);
   descriptor* lookup(int fd);
   int allocate_fd(descriptor d);
+  void register_socket(const std::shared_ptr<socket>& s);
+  // When a message from `from` to `to` sent now (or at `sent`) arrives (`held` while the link
+  // holds it), no earlier than `after`.
+  instant arrival(std::uint32_t from, std::uint32_t to, instant after, std::optional<instant> sent = std::nullopt);
+  bool link_blocked(std::uint32_t from, std::uint32_t to);
+  bool link_cut(std::uint32_t from, std::uint32_t to);
+  // Bytes of `s`'s inbound that have arrived by `t`.
+  static std::size_t arrived(const socket& s, instant t);
+  static void consume(socket& s, std::size_t n);
+  std::int32_t node_for(const address& a) const { return a.node == own_node ? static_cast<std::int32_t>(here_index_) : a.node; }
 
   // ---- sockets (network.cpp) ----------------------------------------------------------------
   std::int64_t op_socket(const platform::io_request& r);
@@ -146,6 +219,9 @@ class world {
   void reset_connection(const std::shared_ptr<socket>& s);
   void peer_gone(const std::shared_ptr<socket>& s, int error);
   void fail_all(std::deque<pending_op>& queue, std::int64_t result);
+  // Takes the waiting operations `ids` out of their queues and finishes them with `result`.
+  void fail_waiting(const std::vector<std::uint64_t>& ids, std::int64_t result);
+  std::optional<instant> readable_at(const socket& s);
   std::shared_ptr<socket> find_target(int type, const address& a, int& error);
   int bind_to(const std::shared_ptr<socket>& s, address a);
   int bind_ephemeral(const std::shared_ptr<socket>& s);
@@ -154,7 +230,7 @@ class world {
   bool port_taken(const std::string& key, bool reuse_port);
   void claim_port(const std::string& key, const std::shared_ptr<socket>& s);
   void release_port(const std::string& key, const socket& s);
-  std::shared_ptr<socket> port_owner(const std::string& key, bool listening);
+  std::shared_ptr<socket> port_owner(const std::string& key, bool listening, const address& to);
 
   // ---- files (files.cpp) --------------------------------------------------------------------
   std::int64_t op_openat(const platform::io_request& r);
@@ -168,7 +244,13 @@ class world {
   int resize(inode& n, std::uint64_t size);
   int path_of(int dirfd, const char* path, std::string& out);
 
-  std::map<int, descriptor> fds_;
+  std::deque<host_state> hosts_;
+  host_state* here_ = nullptr;
+  std::uint32_t here_index_ = 0;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, link_conditions> links_;
+  // Every socket by id, for what a link change touches (pruned of closed ones as it grows).
+  std::map<std::uint64_t, std::weak_ptr<socket>> sockets_;
+  std::size_t sockets_prune_at_ = 64;
   std::uint64_t next_op_id_ = 0;
   std::uint64_t next_socket_id_ = 0;
   std::uint64_t next_inode_ = 0;
@@ -180,6 +262,7 @@ class world {
     std::shared_ptr<socket> where;
     std::deque<pending_op> socket::*queue = nullptr;
     endpoint* owner = nullptr;
+    std::uint32_t host = 0;
   };
   std::map<std::uint64_t, waiting_place> waiting_;
   // Every operation submitted and not yet delivered, waiting or scheduled. Only looked up, never
@@ -191,13 +274,6 @@ class world {
   // sockets share a key only when all set SO_REUSEPORT; they are kept in binding order.
   std::map<std::string, std::vector<std::weak_ptr<socket>>> bound_;
 
-  // The file system: a flat namespace of names (no directories), each a file or a socket name.
-  struct fs_node {
-    std::shared_ptr<inode> file;  // a regular file
-    std::weak_ptr<socket> sock;   // else an AF_UNIX socket's name (expired: its socket closed)
-  };
-  std::map<std::string, fs_node> files_;
-  std::uint64_t file_system_bytes_ = 0;
 
   std::deque<std::shared_ptr<socket>> dirty_;        // sockets whose queues to serve, in order
   std::deque<std::shared_ptr<endpoint>> to_wake_;   // endpoints with new completions

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -17,16 +19,21 @@
 #include <weft/platform/random.hpp>
 #include <weft/platform/source_location.hpp>
 #include <weft/platform/thread.hpp>
+#include <weft/sim/host.hpp>
 #include <weft/sim/options.hpp>
 #include <weft/sim/scenario.hpp>
 
 namespace weft::sim {
 
 class engine;
+namespace detail {
+class host_table;
+}  // namespace detail
 
 class context {
  public:
   context(engine& e, std::uint64_t seed, const options& o, const scenario& s);
+  ~context();
   context(const context&) = delete;
   context& operator=(const context&) = delete;
 
@@ -74,6 +81,63 @@ class context {
   // service again to test its recovery.
   void crash_disk(platform::source_location loc = platform::source_location::current());
 
+  // ---- hosts and the network between them (weft/sim/host.hpp) -------------------------------
+  // Every call below that names a host this run does not have, cuts a host off from itself,
+  // boots a running host or stops one that is not running fails the run as a usage error naming
+  // the calling line, and changes nothing.
+
+  // The host the scenario's own threads run on ("main", id 0).
+  const host& this_host() const noexcept;
+  // A new host, with the next network address (10.0.0.2 for the first); nullopt on a usage error
+  // (an empty or taken name, more than 253 hosts).
+  std::optional<host> add_host(std::string_view name,
+                               platform::source_location loc = platform::source_location::current());
+  // Starts a new incarnation of `h`'s software: `main` runs on a thread of that host, with the
+  // disk as the last incarnation left it (after a crash: as last synced).
+  void boot(const host& h, std::function<void(host_process&)> main,
+            platform::source_location loc = platform::source_location::current());
+  // Crashes `h` at once: its descriptors close (connections reset, nothing flushed), its disk
+  // loses what was not synced, every later call of its old threads fails EIO; then its process's
+  // on_crash hook runs and the crash waits for its main to return. boot() restarts it.
+  void crash(const host& h, platform::source_location loc = platform::source_location::current());
+  // Stops `h` gracefully: its process's on_shutdown hook runs, then this waits for its main.
+  void shutdown(const host& h, platform::source_location loc = platform::source_location::current());
+  bool running(const host& h) const;
+  // A thread on host `h` (a client process there, say), retried as start_thread; it lives in
+  // the host's current incarnation, so a crash of `h` cuts it off too.
+  template <class F>
+  platform::thread start_on(const host& h, F fn, platform::source_location loc = platform::source_location::current()) {
+    for (int i = 1;; ++i) {
+      if (!place_next_spawn(h, loc)) return {};
+      try {
+        return platform::thread(fn);
+      } catch (const std::system_error&) {
+        if (i >= 1'000) throw;
+        note("thread start failed; retrying");
+      }
+    }
+  }
+  // Partitions: a cut direction loses datagrams and holds stream bytes and connects until
+  // repaired. Two-way, or from -> to only.
+  void partition(const host& a, const host& b, platform::source_location loc = platform::source_location::current());
+  void partition_one_way(const host& from, const host& to,
+                         platform::source_location loc = platform::source_location::current());
+  void repair(const host& a, const host& b, platform::source_location loc = platform::source_location::current());
+  void repair_one_way(const host& from, const host& to,
+                      platform::source_location loc = platform::source_location::current());
+  // Holds every message between `a` and `b` (both ways) in flight until released: a stalled peer.
+  void hold(const host& a, const host& b, platform::source_location loc = platform::source_location::current());
+  void release(const host& a, const host& b, platform::source_location loc = platform::source_location::current());
+  // Each message between `a` and `b` takes a latency drawn uniformly from [low, high] (both
+  // ways; 100 us to 2 ms until set; high at most 60 s): a slow peer.
+  void set_latency(const host& a, const host& b, duration low, duration high,
+                   platform::source_location loc = platform::source_location::current());
+  // Resets every TCP connection between `a` and `b`: both ends fail ECONNRESET. How many.
+  std::size_t reset_connections(const host& a, const host& b,
+                                platform::source_location loc = platform::source_location::current());
+  // The scenario returned (the runner calls this): hosts still running are crashed.
+  void end_of_scenario();
+
   // Names the calling fiber in traces ("producer-2").
   void name_thread(std::string_view name);
   instant now() const noexcept { return platform::clock::now(); }
@@ -93,11 +157,15 @@ class context {
   }
 
  private:
+  bool place_next_spawn(const host& h, const platform::source_location& loc);
+  detail::host_table& hosts();
+
   engine& engine_;
   std::uint64_t seed_;
   const options& options_;
   const scenario& scenario_;
   platform::random random_;
+  std::unique_ptr<detail::host_table> hosts_;  // created at the first host call
 };
 
 }  // namespace weft::sim

@@ -75,6 +75,10 @@ struct fiber_record {
   bool joined_or_detached = false;
   std::vector<void*> slots;
   std::uint64_t priority = 0;  // PCT
+  // The simulated host it runs on (inherited from its creator) and that host's incarnation then.
+  std::uint32_t host = 0;
+  std::uint32_t incarnation = 0;
+  std::optional<host_tag> spawn_on;  // where its next spawn goes, if not its own host
 };
 
 }  // namespace detail
@@ -103,6 +107,10 @@ class engine {
   std::size_t notify_one(detail::wait_list& list) noexcept;
   std::size_t notify_all(detail::wait_list& list) noexcept;
   detail::fiber_record* spawn(std::function<void()> fn, const weft::platform::source_location& loc);
+  // The running fiber's next spawn starts on `host` at `incarnation` instead of its own.
+  void spawn_next_on(std::uint32_t host, std::uint32_t incarnation) noexcept {
+    if (running_ != nullptr) running_->spawn_on = detail::host_tag{host, incarnation};
+  }
   void join(detail::fiber_record* f, const weft::platform::source_location& loc);
   void detach(detail::fiber_record* f) noexcept;
   void drop_joinable(detail::fiber_record* f) noexcept;

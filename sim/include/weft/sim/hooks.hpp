@@ -73,6 +73,14 @@ void report_failure(const char* what, const weft::platform::source_location& loc
 // the caller); outside a run, prints and aborts the process.
 [[noreturn]] void assertion_failed(const char* condition, const char* file, int line) noexcept;
 
+// The simulated host the calling fiber runs on, and which incarnation of it (a crash starts the
+// next): {0, 0} outside a run and for every thread of a scenario that adds no hosts.
+struct host_tag {
+  std::uint32_t host = 0;
+  std::uint32_t incarnation = 0;
+};
+host_tag current_host() noexcept;
+
 // The simulated kernel of the run active on this OS thread (created at its first use, destroyed
 // with the run, so nothing of it reaches the next seed), or null outside a run.
 io::world* io_world() noexcept;
