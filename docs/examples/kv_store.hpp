@@ -408,24 +408,28 @@ struct state {
   }
 };
 
-// Keeps a connection in the server's table while its task lives, however the task ends.
+// Keeps a connection in the server's table from its accept until its task ends, however it ends
+// (a stop sees every accepted connection, even one whose task has not run yet).
 class registration {
  public:
-  registration(state& st, std::shared_ptr<connection> c) : st_(st), id_(st.next_connection++) {
-    st_.connections.emplace(id_, std::move(c));
+  registration(state& st, std::shared_ptr<connection> c) : st_(&st), id_(st.next_connection++) {
+    st_->connections.emplace(id_, std::move(c));
   }
+  registration(registration&& other) noexcept : st_(std::exchange(other.st_, nullptr)), id_(other.id_) {}
   registration(const registration&) = delete;
   registration& operator=(const registration&) = delete;
+  registration& operator=(registration&&) = delete;
   ~registration() {
-    if (auto it = st_.connections.find(id_); it != st_.connections.end()) {
+    if (st_ == nullptr) return;
+    if (auto it = st_->connections.find(id_); it != st_->connections.end()) {
       it->second->stream.close();
-      st_.connections.erase(it);
+      st_->connections.erase(it);
     }
-    st_.work.notify();  // the committer may be waiting for the last connection of a stop
+    st_->work.notify();  // the committer may be waiting for the last connection of a stop
   }
 
  private:
-  state& st_;
+  state* st_;
   std::uint64_t id_;
 };
 
@@ -447,9 +451,9 @@ inline weft::task<std::string> answer(std::shared_ptr<state> st, std::string lin
 }
 
 // One connection: a request at a time, answered in order, until the client ends, an error, or a
-// stop (after the request in progress is answered).
-inline weft::task<void> serve_connection(std::shared_ptr<state> st, std::shared_ptr<connection> c) {
-  registration held(*st, c);
+// stop (after the request in progress is answered). `held` keeps it in the table meanwhile.
+inline weft::task<void> serve_connection(std::shared_ptr<state> st, std::shared_ptr<connection> c,
+                                         [[maybe_unused]] registration held) {
   while (!st->stopping) {
     c->idle = true;
     auto line = co_await c->reader.next_line();
@@ -477,7 +481,8 @@ inline weft::task<void> accept_loop(std::shared_ptr<state> st) {
     }
     if (st->connections.size() >= connections_max) continue;  // closed unanswered
     auto c = std::make_shared<connection>(std::move(*stream));
-    weft::spawn([st, c] { return serve_connection(st, c); }).detach();
+    registration held(*st, c);
+    weft::spawn([st, c, held = std::move(held)]() mutable { return serve_connection(st, c, std::move(held)); }).detach();
   }
 }
 
