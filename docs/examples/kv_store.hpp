@@ -380,7 +380,7 @@ struct state {
   std::map<std::string, std::string> data;  // acknowledged values only
   recovery_report recovered;
   std::deque<pending_put> pending;
-  std::size_t committing = 0;  // records of the batch being written
+  std::vector<pending_put> batch;  // being written and synced
   std::map<std::uint64_t, std::shared_ptr<connection>> connections;
   std::uint64_t next_connection = 0;
   std::error_code storage_error;  // set once; no write is attempted after it
@@ -405,6 +405,20 @@ struct state {
     listener.close();
     for (auto& [id, c] : connections) c->stream.close();
     log.close();
+  }
+
+  // Answers every PUT still waiting with an error: after an abandoned serve() nothing will commit
+  // them, and their connections' tasks must not wait forever.
+  void abandon_waiting() noexcept {
+    const auto fail = [](pending_put& p) {
+      p.outcome->error = storage_failure();
+      p.outcome->done = true;
+    };
+    for (pending_put& p : batch) fail(p);
+    for (pending_put& p : pending) fail(p);
+    batch.clear();
+    pending.clear();
+    progress.notify();
   }
 };
 
@@ -486,14 +500,14 @@ inline weft::task<void> accept_loop(std::shared_ptr<state> st) {
   }
 }
 
-// Fails every PUT of `batch` or, with no error, puts its values in the map and answers them OK.
-inline void answer_batch(state& st, std::vector<pending_put>& batch, std::error_code error) {
-  for (pending_put& p : batch) {
+// Fails every PUT of the batch or, with no error, puts its values in the map and answers them OK.
+inline void answer_batch(state& st, std::error_code error) {
+  for (pending_put& p : st.batch) {
     if (!error) st.data.insert_or_assign(std::move(p.key), std::move(p.value));
     p.outcome->error = error;
     p.outcome->done = true;
   }
-  st.committing = 0;
+  st.batch.clear();
   st.progress.notify();
 }
 
@@ -512,7 +526,7 @@ inline weft::task<std::error_code> write_batch(state& st, std::string bytes) {
     }
     if (auto s = co_await st.log.sync_data(); !s) co_return s.error();
     co_return std::error_code{};
-  } catch (const std::exception&) {
+  } catch (...) {
     // An exception out of an await (the simulator injects some) leaves the tail unknown too.
     co_return storage_failure();
   }
@@ -524,14 +538,12 @@ inline weft::task<void> commit_loop(std::shared_ptr<state> st) {
   for (;;) {
     co_await st->work.wait_until([&st] { return !st->pending.empty() || st->drained(); });
     if (st->pending.empty()) break;
-    std::vector<pending_put> batch;
     std::string bytes;
-    while (!st->pending.empty() && batch.size() < batch_records_max) {
+    while (!st->pending.empty() && st->batch.size() < batch_records_max) {
       bytes += encode_record(st->pending.front().key, st->pending.front().value);
-      batch.push_back(std::move(st->pending.front()));
+      st->batch.push_back(std::move(st->pending.front()));
       st->pending.pop_front();
     }
-    st->committing = batch.size();
     std::error_code error = st->storage_error;
     if (!error) {
       error = co_await write_batch(*st, std::move(bytes));
@@ -539,10 +551,10 @@ inline weft::task<void> commit_loop(std::shared_ptr<state> st) {
         st->storage_error = error;
       } else {
         ++st->batches;
-        st->records += batch.size();
+        st->records += st->batch.size();
       }
     }
-    answer_batch(*st, batch, error);
+    answer_batch(*st, error);
   }
   if (st->sync_owed && !st->storage_error) {
     auto s = co_await st->log.sync_data();
@@ -560,6 +572,7 @@ class serve_scope {
   ~serve_scope() {
     st_->stopping = true;
     st_->close_all();
+    st_->abandon_waiting();
     st_->stopped = true;
     st_->progress.notify();
   }
@@ -649,7 +662,7 @@ class server {
   }
 
   server_stats stats() const {
-    return server_stats{st_->connections.size(), st_->pending.size() + st_->committing, st_->batches,
+    return server_stats{st_->connections.size(), st_->pending.size() + st_->batch.size(), st_->batches,
                         st_->records, st_->storage_error};
   }
 

@@ -359,17 +359,31 @@ TEST_P(kv_store, the_ack_before_fsync_variant_still_serves_and_recovers_after_a_
 }
 
 // A host that dies stops the server's tasks where they stand: serve() aborted still closes the
-// log, the listener and every connection (the simulator's disk crash wants no file left open).
+// log, the listener and every connection (the simulator's disk crash wants no file left open),
+// and a PUT it had not committed is never acknowledged.
 TEST_P(kv_store, an_aborted_serve_closes_every_descriptor_and_completes_stopped) {
   const std::size_t before = io_test::open_fds();
   loop().block_on([&]() -> task<void> {
     auto r = co_await start(config());
     WEFT_CO_ASSERT(r, "")
     EXPECT_REPLY(r->kv.put("a", "1"), ok());
+    auto busy = co_await kv_example::client::connect(r->at);
+    WEFT_CO_ASSERT(busy, "")
+    auto put = spawn(busy->put("b", "2"));
+    const kv_example::server& srv = r->srv;
+    WEFT_CO_ASSERT(co_await settle([&] { return srv.stats().puts_waiting == 1 || put.is_finished(); }), "")
+    const bool in_flight = srv.stats().puts_waiting == 1;
     r->serving.abort();
     co_await r->srv.stopped();
+    auto answered = co_await put;
+    WEFT_CO_ASSERT(answered, "")
+    // Caught before its commit, the PUT is never acknowledged: nothing will make it durable.
+    if (in_flight) EXPECT_NE(show(*answered), show(ok()));
+    // Every connection's task ends, the one that waited for a commit included.
+    EXPECT_TRUE(co_await settle([&] { return srv.stats().connections == 0; }));
     EXPECT_FALSE(co_await r->kv.get("a"));
     r->kv.close();
+    busy->close();
     EXPECT_TRUE(co_await settle([&] { return io_test::open_fds() == before; })) << io_test::open_fds() << " fds, " << before
                                                                                   << " before";
   }());
