@@ -19,10 +19,10 @@
 // same functions on simulated hosts that crash, restart and are partitioned.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -691,6 +691,8 @@ inline weft::expected<reply, std::error_code> parse_reply(std::string_view line)
 
 // One connection to a server, on the loop that connected it (any loop or simulated host). Its
 // calls run one at a time. After an error answer (the connection failed) it is done: connect anew.
+// It has no deadlines of its own: wrap a call in weft::timeout, and connect anew after one elapsed
+// (an abandoned call leaves the stream between a request and its answer).
 class client {
  public:
   static weft::task<weft::expected<client, std::error_code>> connect(weft::socket_address to) {
