@@ -144,7 +144,7 @@ void write_trace_and_record(const scenario& s, std::uint64_t seed, options o, co
   const run_result traced = run(s, seed, o);
   const std::string stem = file_safe(s.name) + "-seed-" + std::to_string(seed);
   write_file(
-      p.trace_dir / (stem + ".json"), [&](std::ostream& out) { write_chrome(out, traced.events, traced.fiber_names); },
+      p.trace_dir / (stem + ".json"), [&](std::ostream& out) { write_chrome(out, traced.events, traced.fiber_names, traced.fiber_hosts, traced.host_names); },
       r.trace_path, r.trace_error);
   record rec;
   rec.build = build_id();

@@ -382,7 +382,7 @@ int run_case(const std::string& program, const scenario& s, std::uint64_t seed, 
     written = std::max(written, trace.close());
   }
   if (f.chrome.given()) {
-    write_chrome(chrome.out, r.events, r.fiber_names);
+    write_chrome(chrome.out, r.events, r.fiber_names, r.fiber_hosts, r.host_names);
     written = std::max(written, chrome.close());
   }
   std::printf("stats: steps=%llu switches=%llu preemptions=%llu threads=%llu faults=%llu virtual-ns=%lld\n",

@@ -128,6 +128,8 @@ const char* kind_name(event_kind k) noexcept {
     case event_kind::exit: return "exit";
     case event_kind::fail: return "fail";
     case event_kind::task: return "task";
+    case event_kind::world: return "world";
+    case event_kind::message: return "message";
   }
   return "?";
 }
@@ -179,6 +181,10 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     hash_.add_word(fiber);
   }
   if (kind == event_kind::spawn || kind == event_kind::wake) hash_.add_word(other);
+  if (kind == event_kind::message) {
+    hash_.add_word(other);
+    hash_.add_word(static_cast<std::uint64_t>(value));
+  }
   if (has_op) hash_.add_word(literal(op, false).hash);
   if (loc != nullptr) {
     hash_.add_word(literal(loc->file_name(), true).hash);
@@ -218,6 +224,12 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     line.push_back(' ');
     line += op;
   }
+  if (kind == event_kind::message) {
+    line += " id=";
+    append_int(line, value);
+    line += " host=";
+    append_uint(line, other);
+  }
   if (loc != nullptr) {
     line += " at=";
     append_site(line, *loc);
@@ -240,6 +252,7 @@ void engine::record_simple(event_kind kind, std::uint64_t fiber, std::uint64_t o
     e.now_ns = now_ns();
     e.op = op != nullptr ? op : "";
     e.line = line;
+    if (kind == event_kind::world || kind == event_kind::message) e.detail = text;  // the Chrome label
     events_.push_back(std::move(e));
   }
 }
@@ -326,6 +339,20 @@ void engine::trace_task(std::uint8_t event, const char* name, const void* cell, 
 
 void engine::note(std::string text) {
   record_simple(event_kind::note, current_fiber_id(), 0, 0, nullptr, nullptr, std::move(text));
+}
+
+void engine::world_event(std::string text) {
+  record_simple(event_kind::world, current_fiber_id(), 0, 0, nullptr, nullptr, std::move(text));
+}
+
+void engine::message_event(bool arrival, std::uint64_t id, std::uint32_t host, std::string text) {
+  record_simple(event_kind::message, current_fiber_id(), host, static_cast<std::int64_t>(id),
+                arrival ? "arrive" : "send", nullptr, std::move(text));
+}
+
+void engine::name_host(std::uint32_t id, std::string name) {
+  if (host_names_.size() <= id) host_names_.resize(id + 1);
+  host_names_[id] = std::move(name);
 }
 
 void engine::fail(std::string message) {
@@ -423,6 +450,9 @@ run_result engine::result() && {
   r.events = std::move(events_);
   r.fiber_names.push_back("simulator");
   for (const auto& f : fibers_) r.fiber_names.push_back(f.name);
+  r.fiber_hosts.push_back(0);
+  for (const auto& f : fibers_) r.fiber_hosts.push_back(f.host);
+  r.host_names = std::move(host_names_);
   return r;
 }
 

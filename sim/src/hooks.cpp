@@ -84,6 +84,12 @@ host_tag current_host() noexcept {
   return {e->running()->host, e->running()->incarnation};
 }
 
+void trace_message(bool arrival, std::uint64_t id, std::uint32_t host, std::string_view text) noexcept {
+  engine* e = engine::current();
+  if (e == nullptr || e->running() == nullptr) return;
+  e->message_event(arrival, id, host, std::string(text));
+}
+
 io::world* io_world() noexcept {
   engine* e = engine::current();
   return e != nullptr && e->running() != nullptr ? &e->io_world() : nullptr;

@@ -70,7 +70,9 @@ std::optional<host> host_table::add(std::string_view name, const platform::sourc
   const host h{static_cast<std::uint32_t>(hosts_.size()), std::string(name)};
   hosts_.push_back(record{h, false, 0, nullptr, {}});
   engine_.io_world().add_host(h.id);
-  engine_.note("host " + h.name + " added at " + h.ipv4());
+  if (h.id == 1) engine_.name_host(0, hosts_.front().handle.name);
+  engine_.name_host(h.id, h.name + " " + h.ipv4());
+  engine_.world_event("host " + h.name + " added at " + h.ipv4());
   return h;
 }
 
@@ -97,7 +99,7 @@ void host_table::boot(const host& h, std::function<void(host_process&)> main, co
   }
   r->up = true;
   r->process = std::make_shared<host_process>(h, ++r->lives);
-  engine_.note("host " + h.name + " boots (life " + std::to_string(r->lives) + ")");
+  engine_.world_event("host " + h.name + " boots (life " + std::to_string(r->lives) + ")");
   for (int attempt = 1;; ++attempt) {
     engine_.spawn_next_on(h.id, engine_.io_world().incarnation(h.id));
     try {
@@ -128,7 +130,7 @@ void host_table::crash(const host& h, const platform::source_location& loc) {
   }
   io::world& w = engine_.io_world();
   w.crash_host(h.id);
-  engine_.note("host " + h.name + " crashed");
+  engine_.world_event("host " + h.name + " crashed");
   wake_loops(w);  // the kernel failed what its threads waited for
   stop(*r, true);
 }
@@ -140,7 +142,7 @@ void host_table::shutdown(const host& h, const platform::source_location& loc) {
     usage("shutdown of host '" + h.name + "', which is not running", loc);
     return;
   }
-  engine_.note("host " + h.name + " shuts down");
+  engine_.world_event("host " + h.name + " shuts down");
   stop(*r, false);
 }
 
@@ -168,7 +170,7 @@ void host_table::change_link(const host& from, const host& to, link_change what,
     }
     if (!l.cut && !l.held) w.link_opened(a, b);
   }
-  engine_.note(std::string(name) + " " + from.name + (both_ways ? " <-> " : " -> ") + to.name);
+  engine_.world_event(std::string(name) + " " + from.name + (both_ways ? " <-> " : " -> ") + to.name);
   wake_loops(w);
 }
 
@@ -200,7 +202,7 @@ std::size_t host_table::reset_connections(const host& a, const host& b, const pl
   }
   io::world& w = engine_.io_world();
   const std::size_t n = w.reset_between(a.id, b.id);
-  engine_.note("reset " + std::to_string(n) + " connections " + a.name + " <-> " + b.name);
+  engine_.world_event("reset " + std::to_string(n) + " connections " + a.name + " <-> " + b.name);
   wake_loops(w);
   return n;
 }

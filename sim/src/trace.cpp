@@ -56,13 +56,16 @@ const char* instant_name(event_kind k) {
     case event_kind::note: return "note";
     case event_kind::exit: return "exit";
     case event_kind::fail: return "FAIL";
+    case event_kind::world: return "world:";
+    case event_kind::message: return "message";
     default: return nullptr;
   }
 }
 }  // namespace
 
 void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
-                  const std::vector<std::string>& fiber_names) {
+                  const std::vector<std::string>& fiber_names, const std::vector<std::uint32_t>& fiber_hosts,
+                  const std::vector<std::string>& host_names) {
   // Time is the event's position in the trace (event i at ts = 4*i): the only clock that is the
   // same in every replay and gives every event its own instant. The spacing leaves room to nest
   // slices strictly: a poll slice of events b..e covers [4b, 4e + 2); the run slices inside it
@@ -74,9 +77,18 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
     if (!first) out << ",\n";
     first = false;
   };
+  // A fiber's process: its host's (pid 1 for host 0, and for every fiber of a run without hosts).
+  const auto pid = [&fiber_hosts](std::uint64_t fiber) -> std::uint64_t {
+    return fiber < fiber_hosts.size() ? fiber_hosts[fiber] + 1 : 1;
+  };
+  for (std::size_t host = 0; host < host_names.size(); ++host) {
+    sep();
+    out << "{\"ph\":\"M\",\"pid\":" << host + 1 << ",\"name\":\"process_name\",\"args\":{\"name\":"
+        << json_string(host_names[host]) << "}}";
+  }
   for (std::size_t id = 0; id < fiber_names.size(); ++id) {
     sep();
-    out << "{\"ph\":\"M\",\"pid\":1,\"tid\":" << id << ",\"name\":\"thread_name\",\"args\":{\"name\":"
+    out << "{\"ph\":\"M\",\"pid\":" << pid(id) << ",\"tid\":" << id << ",\"name\":\"thread_name\",\"args\":{\"name\":"
         << json_string(std::to_string(id) + " " + fiber_names[id]) << "}}";
   }
   std::uint64_t running = 0;  // the fiber whose run slice is open (0: none)
@@ -84,7 +96,7 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
   auto close_run = [&](std::uint64_t until) {
     if (running == 0 || until <= since) return;
     sep();
-    out << "{\"ph\":\"X\",\"pid\":1,\"tid\":" << running << ",\"name\":\"run\",\"ts\":" << since
+    out << "{\"ph\":\"X\",\"pid\":" << pid(running) << ",\"tid\":" << running << ",\"name\":\"run\",\"ts\":" << since
         << ",\"dur\":" << until - since << "}";
   };
   struct open_poll {
@@ -94,7 +106,7 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
   std::map<std::uint64_t, std::vector<open_poll>> polls;  // fiber -> open polls, innermost last
   auto emit_poll = [&](std::uint64_t fiber, const open_poll& p, std::uint64_t end, std::string_view result) {
     sep();
-    out << "{\"ph\":\"X\",\"cat\":\"task\",\"pid\":1,\"tid\":" << fiber
+    out << "{\"ph\":\"X\",\"cat\":\"task\",\"pid\":" << pid(fiber) << ",\"tid\":" << fiber
         << ",\"name\":" << json_string("poll task " + std::to_string(p.begin->task)) << ",\"ts\":" << p.ts
         << ",\"dur\":" << end - p.ts << ",\"args\":{\"task\":" << p.begin->task << ",\"id\":" << p.begin->task_id
         << ",\"result\":" << json_string(result) << ",\"step\":" << p.begin->step
@@ -132,10 +144,10 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
           ++flow_id;
           sep();
           out << "{\"ph\":\"s\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":" << flow_id
-              << ",\"pid\":1,\"tid\":" << w->second.fiber << ",\"ts\":" << w->second.ts << "}";
+              << ",\"pid\":" << pid(w->second.fiber) << ",\"tid\":" << w->second.fiber << ",\"ts\":" << w->second.ts << "}";
           sep();
           out << "{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"wake\",\"name\":\"wake\",\"id\":" << flow_id
-              << ",\"pid\":1,\"tid\":" << e.fiber << ",\"ts\":" << ts + 1 << "}";
+              << ",\"pid\":" << pid(e.fiber) << ",\"tid\":" << e.fiber << ",\"ts\":" << ts + 1 << "}";
           wakes.erase(w);
         }
         continue;
@@ -162,7 +174,7 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
         if (!e.detail.empty()) label += ": " + e.detail;
       }
       sep();
-      out << "{\"ph\":\"i\",\"cat\":\"task\",\"pid\":1,\"tid\":" << e.fiber << ",\"s\":\"t\",\"name\":"
+      out << "{\"ph\":\"i\",\"cat\":\"task\",\"pid\":" << pid(e.fiber) << ",\"tid\":" << e.fiber << ",\"s\":\"t\",\"name\":"
           << json_string(label) << ",\"ts\":" << ts << ",\"args\":{\"task\":" << e.task << ",\"id\":" << e.task_id
           << ",\"state\":" << json_string(e.op);
       if (!e.detail.empty()) out << ",\"outcome\":" << json_string(e.detail);
@@ -172,11 +184,22 @@ void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
     }
     const char* name = instant_name(e.kind);
     if (name == nullptr) continue;
+    if (e.kind == event_kind::message) {
+      // The arrow of message `value`: its send starts it, its delivery ends it.
+      const bool arrival = e.op == "arrive";
+      sep();
+      out << "{\"ph\":\"" << (arrival ? "f\",\"bp\":\"e" : "s") << "\",\"cat\":\"message\",\"name\":\"message\",\"id\":"
+          << e.value << ",\"pid\":" << e.other + 1 << ",\"tid\":" << e.fiber << ",\"ts\":" << ts << "}";
+    }
     sep();
     std::string label = name;
     if (!e.op.empty()) label += " " + e.op;
-    out << "{\"ph\":\"i\",\"pid\":1,\"tid\":" << (e.kind == event_kind::time ? 0 : e.fiber)
-        << ",\"s\":\"" << (e.kind == event_kind::time || e.kind == event_kind::fail ? 'g' : 't')
+    if (e.kind == event_kind::world || e.kind == event_kind::message) label += " " + e.detail;
+    const bool global = e.kind == event_kind::time || e.kind == event_kind::fail || e.kind == event_kind::world;
+    const std::uint64_t lane = e.kind == event_kind::time ? 0 : e.fiber;
+    const std::uint64_t process = e.kind == event_kind::message ? e.other + 1 : pid(lane);
+    out << "{\"ph\":\"i\",\"pid\":" << process << ",\"tid\":" << lane
+        << ",\"s\":\"" << (global ? 'g' : 't')
         << "\",\"name\":" << json_string(label) << ",\"ts\":" << ts << ",\"args\":{\"step\":" << e.step
         << ",\"virtual_ns\":" << e.now_ns << ",\"event\":" << json_string(e.line) << "}}";
   }

@@ -10,12 +10,17 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <sstream>
 
 #include <weft/io.hpp>
 #include <weft/sim/check.hpp>
 #include <weft/sim/context.hpp>
 #include <weft/sim/run.hpp>
 #include <weft/sim/scenario.hpp>
+#include <weft/sim/trace.hpp>
 #include <weft/time.hpp>
 #include <weft/weft.hpp>
 
@@ -375,6 +380,52 @@ TEST(hosts, a_scenarios_mistakes_are_usage_errors_naming_the_line) {
         sim.set_latency(*a, *b, 5ms, 1ms);
       },
       "0 <= low <= high");
+}
+
+// Client and server on two hosts, then a crash of the server.
+void crash_after_a_message(weft::sim::context& sim) {
+  const auto srv = sim.add_host("srv");
+  const auto cli = sim.add_host("cli");
+  std::string peer;
+  sim.boot(*srv, [&](weft::sim::host_process& p) { echo_server(p, &peer); });
+  run_on(sim, *cli, [&]() -> weft::task<void> {
+    co_await weft::sleep(1ms);
+    auto s = co_await weft::tcp_stream::connect(at(*srv));
+    if (!s) co_return;
+    if (!co_await weft::write_all(*s, bytes("traced"))) co_return;
+    std::string got(6, '\0');
+    (void)co_await weft::read_exact(*s, std::as_writable_bytes(std::span<char>(got)));
+  });
+  sim.crash(*srv);
+}
+
+TEST(hosts, the_chrome_trace_shows_hosts_as_processes_messages_as_arrows_and_crashes) {
+  weft::sim::options o;
+  o.record_trace = true;
+  const weft::sim::run_result r = weft::sim::run({"hosts_trace", "", crash_after_a_message}, 3, o);
+  ASSERT_TRUE(r.passed) << r.failures.front();
+  std::ostringstream out;
+  weft::sim::write_chrome(out, r.events, r.fiber_names, r.fiber_hosts, r.host_names);
+  const nlohmann::json trace = nlohmann::json::parse(out.str());
+  std::set<std::string> processes;
+  std::map<std::uint64_t, std::pair<int, int>> arrows;  // message id -> (sender pid, receiver pid)
+  bool crash_shown = false;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["args"]["name"].get<std::string>());
+    if (e.value("cat", "") == "message" && e["ph"] == "s") arrows[e["id"].get<std::uint64_t>()].first = e["pid"];
+    if (e.value("cat", "") == "message" && e["ph"] == "f") arrows[e["id"].get<std::uint64_t>()].second = e["pid"];
+    if (e["ph"] == "i" && e["s"] == "g" && e["name"] == "world: host srv crashed") crash_shown = true;
+  }
+  EXPECT_EQ(processes, (std::set<std::string>{"main", "srv 10.0.0.2", "cli 10.0.0.3"}));
+  EXPECT_TRUE(crash_shown);
+  ASSERT_GE(arrows.size(), 2u);  // the message and its echo
+  std::set<std::pair<int, int>> directions;
+  for (const auto& [id, ends] : arrows) {
+    EXPECT_NE(ends.first, 0) << "message " << id << " has no send";
+    EXPECT_NE(ends.second, 0) << "message " << id << " has no arrival";
+    directions.insert(ends);
+  }
+  EXPECT_TRUE(directions.count({3, 2}) == 1 && directions.count({2, 3}) == 1);  // cli -> srv and back
 }
 
 TEST(hosts, the_same_seed_gives_the_same_trace_with_hosts) {

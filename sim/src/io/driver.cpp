@@ -139,6 +139,7 @@ std::size_t driver::deliver(bool everything) {
     const std::string line = std::string("io ") + opcode_name(c->op->opcode) + " -> " + std::to_string(c->result);
     sim::detail::trace_note(line.c_str());
     ++delivered;
+    if (c->message != 0) sim::detail::trace_message(true, c->message, sim::detail::current_host().host, line);
     if (sim::io::world* w = sim::detail::existing_io_world()) w->delivered(*c->op);
     c->op->complete(c->result);
   }

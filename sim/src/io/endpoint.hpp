@@ -35,6 +35,7 @@ struct scheduled_completion {
   channel_id channel = no_channel;
   platform::io_operation* op = nullptr;
   std::int64_t result = 0;
+  std::uint64_t message = 0;  // the message from another host it delivers (traces), or 0
 };
 
 class endpoint {

@@ -81,6 +81,14 @@ instant world::arrival(std::uint32_t from, std::uint32_t to, instant after, std:
   return std::max(now + latency, after);
 }
 
+std::uint64_t world::new_message(std::uint32_t from, std::uint32_t to, std::size_t bytes, const char* what) {
+  if (from == to) return 0;
+  const std::uint64_t id = ++next_message_;
+  const std::string text = std::to_string(bytes) + " bytes of " + what + " to host " + std::to_string(to);
+  detail::trace_message(false, id, from, text);
+  return id;
+}
+
 std::size_t world::arrived(const socket& s, instant t) {
   std::size_t n = 0;
   for (const segment& g : s.segments) {
@@ -514,10 +522,13 @@ world::step world::op_stream_receive(const std::shared_ptr<socket>& s, const io_
   }
   const std::size_t n = maybe_short(std::min(b.total(), ready));
   b.scatter(s->inbound.begin(), n);
+  const std::uint64_t message = s->segments.front().message;
   consume(*s, n);
   touch(s->peer.lock());  // its sends waiting for room may go now
   touch(s);               // and its polls for writability
-  return on_channel(static_cast<std::int64_t>(n), *s, direction::in, *at);
+  step out = on_channel(static_cast<std::int64_t>(n), *s, direction::in, *at);
+  out.message = message;
+  return out;
 }
 
 world::step world::op_stream_send(const std::shared_ptr<socket>& s, const io_request& r) {
@@ -537,10 +548,10 @@ world::step world::op_stream_send(const std::shared_ptr<socket>& s, const io_req
   b.gather(n, std::back_inserter(peer->inbound));
   const instant at = arrival(s->host, peer->host, peer->last_arrival);
   peer->last_arrival = at;
-  if (!peer->segments.empty() && peer->segments.back().at == at) {
+  if (s->host == peer->host && !peer->segments.empty() && peer->segments.back().at == at) {
     peer->segments.back().bytes += n;
   } else {
-    peer->segments.push_back(segment{n, at});
+    peer->segments.push_back(segment{n, at, new_message(s->host, peer->host, n, "stream")});
   }
   touch(peer);
   return on_channel(static_cast<std::int64_t>(n), *s, direction::out);
@@ -590,6 +601,7 @@ world::step world::op_datagram_send(const std::shared_ptr<socket>& s, const io_r
   d.bytes.reserve(b.total());
   b.gather(b.total(), std::back_inserter(d.bytes));
   d.at = arrival(s->host, target->host, instant::min());
+  d.message = new_message(s->host, target->host, d.bytes.size(), "datagram");
   // Datagrams are read in the order they arrive: a later one may overtake.
   const auto after = std::upper_bound(target->datagrams.begin(), target->datagrams.end(), d.at,
                                       [](instant at, const datagram& queued) { return at < queued.at; });
@@ -621,7 +633,9 @@ world::step world::op_datagram_receive(const std::shared_ptr<socket>& s, const i
   }
   touch(s);  // an AF_UNIX sender waiting for room may go now
   const bool whole = (r.flags & MSG_TRUNC) != 0;  // recv(MSG_TRUNC) answers the datagram's length
-  return finished(static_cast<std::int64_t>(whole ? d.bytes.size() : n), at);
+  step out = finished(static_cast<std::int64_t>(whole ? d.bytes.size() : n), at);
+  out.message = d.message;
+  return out;
 }
 
 world::step world::op_poll(const std::shared_ptr<socket>& s, const io_request& r) {

@@ -69,13 +69,15 @@ inline constexpr instant held = instant::max();
 struct datagram {
   address from;
   std::vector<char> bytes;
-  instant at{};  // arrival
+  instant at{};              // arrival
+  std::uint64_t message = 0;  // its id in traces, when it came from another host
 };
 
 // Bytes of a stream that arrive together: `inbound` is these segments, in order.
 struct segment {
   std::size_t bytes = 0;
   instant at{};
+  std::uint64_t message = 0;  // its id in traces, when it came from another host
 };
 
 enum class direction : std::uint8_t { in = 0, out = 1 };

@@ -128,7 +128,7 @@ void world::finish(pending_op& p, const step& s) {
     last = due;
     channel = s.channel_of->id * 2 + static_cast<channel_id>(s.dir) + 1;
   }
-  p.owner->schedule(scheduled_completion{due, ++schedule_sequence_, channel, p.op, s.result});
+  p.owner->schedule(scheduled_completion{due, ++schedule_sequence_, channel, p.op, s.result, s.message});
   if (std::find(to_wake_.begin(), to_wake_.end(), p.owner) == to_wake_.end()) to_wake_.push_back(p.owner);
 }
 

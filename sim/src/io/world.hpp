@@ -132,6 +132,7 @@ class world {
     std::shared_ptr<socket> where;
     std::deque<pending_op> socket::*queue = nullptr;
     instant not_before = instant::min();  // what it took arrives from another host then
+    std::uint64_t message = 0;            // the first message from another host it took
   };
   static step finished(std::int64_t result, instant not_before = instant::min()) {
     step s;
@@ -192,6 +193,8 @@ class world {
   instant arrival(std::uint32_t from, std::uint32_t to, instant after, std::optional<instant> sent = std::nullopt);
   bool link_blocked(std::uint32_t from, std::uint32_t to);
   bool link_cut(std::uint32_t from, std::uint32_t to);
+  // A new message from `from` to `to` (0 on one host: no message crosses a link), traced.
+  std::uint64_t new_message(std::uint32_t from, std::uint32_t to, std::size_t bytes, const char* what);
   // Bytes of `s`'s inbound that have arrived by `t`.
   static std::size_t arrived(const socket& s, instant t);
   static void consume(socket& s, std::size_t n);
@@ -252,6 +255,7 @@ class world {
   std::map<std::uint64_t, std::weak_ptr<socket>> sockets_;
   std::size_t sockets_prune_at_ = 64;
   std::uint64_t next_op_id_ = 0;
+  std::uint64_t next_message_ = 0;  // ids of messages between hosts, for traces
   std::uint64_t next_socket_id_ = 0;
   std::uint64_t next_inode_ = 0;
   std::uint64_t schedule_sequence_ = 0;

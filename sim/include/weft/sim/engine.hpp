@@ -149,6 +149,11 @@ class engine {
   // False once the liveness phase's fault window has closed: no fault of any kind is drawn after.
   bool faults_open() const noexcept { return now_ < faults_until_; }
   void note(std::string text);
+  // Trace events of the simulated world (trace.hpp: event_kind::world and ::message).
+  void world_event(std::string text);
+  void message_event(bool arrival, std::uint64_t id, std::uint32_t host, std::string text);
+  // The name traces give host `id` (its process in the Chrome trace).
+  void name_host(std::uint32_t id, std::string name);
   void name_current(std::string name);
   // A scenario knob resolved to `value` (reported in run_result::params; not in the trace).
   void record_param(std::string name, std::int64_t value);
@@ -235,6 +240,7 @@ class engine {
   std::function<void()> stop_hook_;
   bool in_stop_hook_ = false;
   std::unique_ptr<io::world> io_world_;
+  std::vector<std::string> host_names_;  // index = host id; empty until a host is added
   // The liveness phase: faults stop at faults_until_; the goal is due by recover_by_.
   instant faults_until_ = instant::max();
   std::optional<instant> recover_by_;

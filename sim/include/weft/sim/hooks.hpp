@@ -80,6 +80,9 @@ struct host_tag {
   std::uint32_t incarnation = 0;
 };
 host_tag current_host() noexcept;
+// A message between hosts leaves (`arrival` false; `host` the sender's) or is delivered to the
+// thread that receives it (`host` the receiver's): a trace event, never a scheduling point.
+void trace_message(bool arrival, std::uint64_t id, std::uint32_t host, std::string_view text) noexcept;
 
 // The simulated kernel of the run active on this OS thread (created at its first use, destroyed
 // with the run, so nothing of it reaches the next seed), or null outside a run.

@@ -39,6 +39,8 @@ struct run_result {
   std::string effective_options;      // describe() of the options after swarm choices
   std::vector<trace_event> events;    // only with options::record_trace
   std::vector<std::string> fiber_names;  // index = fiber id
+  std::vector<std::uint32_t> fiber_hosts;  // index = fiber id: the host it ran on
+  std::vector<std::string> host_names;     // index = host id; empty: the run added no host
 };
 
 // Throws invalid_options when `o` is outside its ranges (validate(options)), or a --param is not

@@ -29,6 +29,9 @@ enum class event_kind : std::uint8_t {
   exit,    // `fiber` finished
   fail,    // the run failed; text says why
   task,    // a task-level event `op` (platform::task_event `value`) of task `task` on `fiber`
+  world,   // a host or link changed (a boot, crash, shutdown, partition, hold...); text says what
+  message, // a message between hosts, `op` "send" or "arrive": `value` its id, `other` the host
+           // of that end (the sender's, or the receiver's)
 };
 
 // The header word each event adds to the hash: its kind (below 0x100) or task event, and flags
@@ -55,7 +58,8 @@ struct trace_event {
   // Task events only:
   std::uint64_t task = 0;     // the task's number in this run (1, 2, ... in order of appearance)
   std::uint64_t task_id = 0;  // the runtime's id (task_header::id(): per loop; 0 for cross-thread spawns)
-  std::string detail;         // outcome (outcome, completed, abandoned) or suspended|completed (poll_end)
+  std::string detail;         // outcome (outcome, completed, abandoned) or suspended|completed (poll_end);
+                              // a world or message event's text
 };
 
 // FNV-1a, 64-bit; add_word() takes a whole 64-bit value at once (xor, multiply, then folds the
@@ -94,8 +98,12 @@ void write_text(std::ostream& out, const std::vector<trace_event>& events);
 //   * instants for blocks, wakes, faults, notes, exits and failures, and for task events
 //     (`wake task N`, `task N adopted`, `task N completed` ...; args: task, id, state);
 //   * a flow arrow (s/f, category "wake") from each wake that queued a poll to that poll's slice.
-// Time jumps and failures are global instants.
+// Time jumps, failures and changes of hosts and links (world events: boots, crashes, partitions)
+// are global instants. Each simulated host is a process (pid = host id + 1, named after the host
+// and its address); its fibers are its lanes. A message between hosts is a flow arrow (category
+// "message") from the send on the sender's lane to the delivery on the receiver's.
 void write_chrome(std::ostream& out, const std::vector<trace_event>& events,
-                  const std::vector<std::string>& fiber_names);
+                  const std::vector<std::string>& fiber_names, const std::vector<std::uint32_t>& fiber_hosts = {},
+                  const std::vector<std::string>& host_names = {});
 
 }  // namespace weft::sim
