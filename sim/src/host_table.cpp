@@ -103,7 +103,8 @@ void host_table::boot(const host& h, std::function<void(host_process&)> main, co
   for (int attempt = 1;; ++attempt) {
     engine_.spawn_next_on(h.id, engine_.io_world().incarnation(h.id));
     try {
-      r->main = platform::thread([process = r->process, body = std::move(main)]() mutable { body(*process); });
+      // A copy of main per attempt: a start that fails destroys the lambda it was given.
+      r->main = platform::thread([process = r->process, body = main]() mutable { body(*process); });
       return;
     } catch (const std::system_error&) {
       if (attempt >= thread_start_attempts) throw;  // as context::start_thread: a fault plan near 1

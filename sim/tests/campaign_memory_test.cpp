@@ -142,7 +142,8 @@ INSTANTIATE_TEST_SUITE_P(campaign_memory, built_in_scenario,
                          testing::Values("wake_storm", "timer_storm", "inbox_overflow", "shutdown_race",
                                          "cross_worker_ping_pong", "blocking_saturation",
                                          "local_domain_dispatch", "drain_race", "remote_wake_order",
-                                         "abort_race", "placement_race", "io_echo", "io_cancel_race"),
+                                         "abort_race", "placement_race", "io_echo", "io_cancel_race",
+                                         "kv_crash_recovery"),
                          [](const testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 TEST(campaign_memory, a_scenario_that_never_advances_virtual_time_stays_flat) {
