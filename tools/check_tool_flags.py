@@ -65,6 +65,8 @@ BAD = [
     ("bench-sim", ["--tasks", "x"], "--tasks"),
     ("bench-sim", ["--seeds"], "--seeds"),
     ("bench-sim", ["--scenario", "no_such"], "--scenario"),
+    ("bench-sim", ["--world", "--workers", "2"], "--world"),
+    ("bench-sim", ["--scenario", "shutdown_race", "--world"], "--world"),
     ("bench-sim", ["--bogus", "1"], "--bogus"),
     # The echo client's required flags come first so that each case fails on the flag it names;
     # "{pid}" is this script's PID (a process that exists).
@@ -97,6 +99,7 @@ GOOD = [
     ("runtime-demo", ["--workers", "1", "--jobs", "10"]),
     ("bench-scenarios", ["--list"]),
     ("bench-sim", ["--seeds", "2", "--start", str(2**64 - 2), "--workers", "2", "--tasks", "10"]),
+    ("bench-sim", ["--world", "--seeds", "2"]),
     ("echo-client", ["--port", "{port}", "--server-pid", "{pid}", "--connections", "2", "--size", "100",
                      "--seconds", "0.05"]),
 ]

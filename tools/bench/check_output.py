@@ -41,7 +41,8 @@ MACHINE_FIGURES = ["ping_pong_floor", "cpu_speedup_bare"]
 IO_FIGURES = [load + suffix for load in ("tcp_echo_64", "tcp_echo_4k") for suffix in ("", "_p50", "_p99", "_cpu")]
 FILE_FIGURES = ["file_read"]
 # The simulator's throughput figures (weft-bench-sim).
-SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
+SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s",
+               "sim_world_seeds_per_s", "sim_world_steps_per_s", "sim_world_seeds_per_cpu_s"]
 
 
 def fail(msg):

@@ -264,6 +264,11 @@ for ((r = 0; r < rounds; r++)); do
     log "weft-bench-sim failed or timed out (see $err)"
     failures=$((failures + 1))
   fi
+  # And a simulated world: 2,000 seeds of kv_crash_recovery with 3 hosts.
+  if ! timeout 120 "$wb/tools/bench/weft-bench-sim" --world --seeds 2000 >>"$raw" 2>>"$err"; then
+    log "weft-bench-sim --world failed or timed out (see $err)"
+    failures=$((failures + 1))
+  fi
   round_s=$(( $(date +%s) - round_start ))
 done
 

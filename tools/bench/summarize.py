@@ -21,7 +21,8 @@ FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_
 # cache line, is the least a cross-core round trip can cost; cpu_speedup_bare, cpu_scaling's
 # kernels on two plain threads against one, the speedup of the work itself.
 MACHINE_FIGURES = ["ping_pong_floor", "cpu_speedup_bare"]
-SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s"]
+SIM_FIGURES = ["sim_seeds_per_s", "sim_steps_per_s", "sim_seeds_per_cpu_s",
+               "sim_world_seeds_per_s", "sim_world_steps_per_s", "sim_world_seeds_per_cpu_s"]
 HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup", "steal_imbalance"} | {
     "external_producers_%d" % n for n in (1, 2, 4, 8)}
 # No better or worse, so no ratio: ping_pong_cross (the share of messages that crossed threads) and
@@ -176,7 +177,9 @@ def main(argv):
         "it; one whose single worker is slower than a plain thread (cpu_1w) can show more."])
     one_runtime_table(med, rounds, units, SIM_FIGURES, "weft-sim", "simulator figure", "weft-sim", [
         "shutdown_race at 4 workers x 100 tasks, one job; the aim is >= 1,000 seeds/s per core",
-        "(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure)."])
+        "(sim_seeds_per_cpu_s is seeds per CPU-second of the process, the per-core figure).",
+        "sim_world_*: kv_crash_recovery with 3 hosts (the key-value server and 2 client hosts); the",
+        "aim is >= 200 seeds/s per core."])
     pool_table(med, rounds, units)
     io_table(med, rounds, units, IO_FIGURES, IO_RUNTIMES, [
         "tcp_echo: each echo server driven by the same load client (weft-echo-client); tcp_echo_64 is",

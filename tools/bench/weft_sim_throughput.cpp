@@ -8,7 +8,11 @@
 // The CPU-time figure is what one core does when the machine is shared. A failing seed is an
 // error (exit status 1): the figures are for a passing scenario.
 //
-//   weft-bench-sim [--seeds N] [--start S] [--scenario NAME] [--workers W] [--tasks T]
+// --world measures a simulated world instead: kv_crash_recovery with 2 client hosts (3 hosts in
+// all), its other knobs drawn per seed, printed as sim_world_seeds_per_s, sim_world_steps_per_s
+// and sim_world_seeds_per_cpu_s.
+//
+//   weft-bench-sim [--seeds N] [--start S] [--scenario NAME] [--workers W] [--tasks T] | --world
 // --workers and --tasks set the scenario's knobs of those names, within the ranges it declares
 // (`weft-sim list`); left out, the scenario's defaults apply. A bad flag, or options the
 // simulator refuses, end the program before the first run with exit status 2
@@ -41,6 +45,8 @@ double cpu_seconds() {
 constexpr std::uint64_t max_seeds = 1'000'000'000;
 // --start takes any seed; its last seed, start + seeds - 1, must be one too (checked after parsing).
 constexpr std::uint64_t max_start = std::numeric_limits<std::uint64_t>::max();
+// --world's client hosts: with the server's, three hosts.
+constexpr std::int64_t world_client_hosts = 2;
 
 // `flag`'s value for the scenario knob `knob_name`, within the range `s` declares for it.
 std::int64_t knob_value(const weft::sim::scenario& s, const char* knob_name, const std::string& flag,
@@ -58,10 +64,13 @@ int main(int argc, char** argv) {
   std::string name = "shutdown_race";
   // Taken as text until the scenario, which may come later on the line, is known.
   std::optional<std::string> workers_text, tasks_text;
+  bool world = false;
+  bool scenario_given = false;
+  std::string figure = "sim";  // the figures' prefix
   const weft::sim::scenario* s = nullptr;
   weft::sim::options o;
   try {
-    tool_flags::reader r(argc, argv, "--seeds N, --start S, --scenario NAME, --workers W, --tasks T");
+    tool_flags::reader r(argc, argv, "--seeds N, --start S, --scenario NAME, --workers W, --tasks T, --world");
     while (r.next()) {
       if (r.is("--seeds")) {
         seeds = tool_flags::parse_integer<std::uint64_t>(r.flag(), r.value(), 1, max_seeds);
@@ -69,6 +78,9 @@ int main(int argc, char** argv) {
         start = tool_flags::parse_integer<std::uint64_t>(r.flag(), r.value(), 0, max_start);
       } else if (r.is("--scenario")) {
         name = r.value();
+        scenario_given = true;
+      } else if (r.is("--world")) {
+        world = true;
       } else if (r.is("--workers")) {
         workers_text = r.value();
       } else if (r.is("--tasks")) {
@@ -80,6 +92,15 @@ int main(int argc, char** argv) {
     if (seeds - 1 > max_start - start) {
       throw tool_flags::usage_error("--start", std::to_string(start) + " with --seeds " + std::to_string(seeds) +
                                                    " runs past the last seed " + std::to_string(max_start));
+    }
+    if (world) {
+      if (scenario_given || workers_text || tasks_text) {
+        throw tool_flags::usage_error("--world", "measures kv_crash_recovery with 3 hosts; it takes no --scenario, "
+                                                 "--workers or --tasks");
+      }
+      name = "kv_crash_recovery";
+      figure = "sim_world";
+      o.params["clients"] = world_client_hosts;
     }
     s = weft::sim::registry::global().find(name);
     if (s == nullptr) throw tool_flags::usage_error("--scenario", "no scenario '" + name + "' (see `weft-sim list`)");
@@ -109,9 +130,10 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();  // seam-ok
   const double cpu = cpu_seconds() - cpu_began;
   const double n = static_cast<double>(seeds);
-  std::printf("scenario=sim_seeds_per_s runtime=weft-sim value=%.1f unit=seeds/s\n", n / wall);
-  std::printf("scenario=sim_steps_per_s runtime=weft-sim value=%.0f unit=steps/s\n", static_cast<double>(steps) / wall);
-  std::printf("scenario=sim_seeds_per_cpu_s runtime=weft-sim value=%.1f unit=seeds/cpu-s\n", cpu > 0 ? n / cpu : 0.0);
+  const char* f = figure.c_str();
+  std::printf("scenario=%s_seeds_per_s runtime=weft-sim value=%.1f unit=seeds/s\n", f, n / wall);
+  std::printf("scenario=%s_steps_per_s runtime=weft-sim value=%.0f unit=steps/s\n", f, static_cast<double>(steps) / wall);
+  std::printf("scenario=%s_seeds_per_cpu_s runtime=weft-sim value=%.1f unit=seeds/cpu-s\n", f, cpu > 0 ? n / cpu : 0.0);
   std::fprintf(stderr, "weft-bench-sim: %s %s seeds=%llu..%llu steps=%llu (%.0f/seed) wall=%.3fs cpu=%.3fs\n",
                name.c_str(), weft::sim::describe(o).c_str(),
                static_cast<unsigned long long>(start), static_cast<unsigned long long>(start + seeds - 1),
