@@ -249,6 +249,25 @@ TEST(hosts, a_partition_loses_datagrams_and_a_hold_delivers_them_on_release) {
   for (std::size_t n : held_counts) EXPECT_EQ(n, 3u);
 }
 
+TEST(hosts, the_net_faults_lose_or_duplicate_datagrams_between_hosts) {
+  const auto with = [](weft::platform::fault f) {
+    weft::sim::options o;
+    o.faults.rate_ppm[static_cast<std::size_t>(f)] = weft::sim::ppm_one;
+    return o;
+  };
+  const auto no_change = [](weft::sim::context&, const weft::sim::host&, const weft::sim::host&) {};
+  std::vector<std::size_t> lost, doubled;
+  const check_result l = check({.seeds = 10, .sim = with(weft::platform::fault::net_loss)},
+                               [&](weft::sim::context& sim) { lost.push_back(datagrams_across(sim, no_change).size()); });
+  ASSERT_TRUE(l.passed) << l.message();
+  const check_result d =
+      check({.seeds = 10, .sim = with(weft::platform::fault::net_duplicate)},
+            [&](weft::sim::context& sim) { doubled.push_back(datagrams_across(sim, no_change).size()); });
+  ASSERT_TRUE(d.passed) << d.message();
+  for (std::size_t n : lost) EXPECT_EQ(n, 0u);
+  for (std::size_t n : doubled) EXPECT_EQ(n, 6u);
+}
+
 TEST(hosts, a_crash_resets_connections_loses_unsynced_writes_and_reboots_from_the_synced_disk) {
   std::vector<std::string> seen;
   const check_result r = check({.seeds = 20}, [&](weft::sim::context& sim) {

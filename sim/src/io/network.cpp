@@ -594,18 +594,24 @@ world::step world::op_datagram_send(const std::shared_ptr<socket>& s, const io_r
   // UDP loses what nobody receives, or a cut link; an AF_UNIX sender is told.
   if (target == nullptr) return finished(unix_domain ? error : sent);
   if (target->connected && !target->remote.same_endpoint(d.from)) return finished(unix_domain ? -EPERM : sent);
-  if (link_cut(s->host, target->host)) return finished(sent);
+  const bool across = s->host != target->host;
+  if (link_cut(s->host, target->host) || (across && strike(platform::fault::net_loss))) return finished(sent);
   if (target->datagrams.size() >= datagram_queue_max) {
     return unix_domain ? wait_in(target, &socket::senders) : finished(sent);
   }
   d.bytes.reserve(b.total());
   b.gather(b.total(), std::back_inserter(d.bytes));
-  d.at = arrival(s->host, target->host, instant::min());
-  d.message = new_message(s->host, target->host, d.bytes.size(), "datagram");
-  // Datagrams are read in the order they arrive: a later one may overtake.
-  const auto after = std::upper_bound(target->datagrams.begin(), target->datagrams.end(), d.at,
-                                      [](instant at, const datagram& queued) { return at < queued.at; });
-  target->datagrams.insert(after, std::move(d));
+  // A duplicate is a second datagram with the same bytes and its own latency.
+  const int copies = across && strike(platform::fault::net_duplicate) ? 2 : 1;
+  for (int copy = 0; copy < copies; ++copy) {
+    datagram one = copy + 1 < copies ? d : std::move(d);
+    one.at = arrival(s->host, target->host, instant::min());
+    one.message = new_message(s->host, target->host, one.bytes.size(), "datagram");
+    // Datagrams are read in the order they arrive: a later one may overtake.
+    const auto after = std::upper_bound(target->datagrams.begin(), target->datagrams.end(), one.at,
+                                        [](instant at, const datagram& queued) { return at < queued.at; });
+    target->datagrams.insert(after, std::move(one));
+  }
   touch(target);
   return finished(sent);
 }

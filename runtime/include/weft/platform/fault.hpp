@@ -30,6 +30,8 @@ enum class fault : std::uint8_t {
   io_reorder,           // ready completions of independent operations arrive out of order
   io_no_space,          // a file write or ftruncate that would grow a file fails ENOSPC
   fsync_lies,           // fsync/fdatasync succeed but make nothing durable (never in a swarm mix)
+  net_loss,             // a datagram between two simulated hosts is lost on the way
+  net_duplicate,        // a datagram between two simulated hosts arrives twice
   // User code: weft::sim::buggify(name) in a service (weft/buggify.hpp), not the runtime's own.
   buggify,              // an active buggify site answers true
   count_
@@ -52,6 +54,8 @@ inline constexpr const char* fault_name(fault f) noexcept {
     case fault::io_reorder: return "io_reorder";
     case fault::io_no_space: return "io_no_space";
     case fault::fsync_lies: return "fsync_lies";
+    case fault::net_loss: return "net_loss";
+    case fault::net_duplicate: return "net_duplicate";
     case fault::buggify: return "buggify";
     case fault::count_: break;
   }
