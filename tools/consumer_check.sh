@@ -12,6 +12,7 @@
 #     the planted bug of the racy one, replays the failing seed it printed and the record it saved;
 #     and fuzzes tests/consumer/sim/short_store.cpp, whose bug sits behind a buggify site: found
 #     only with the `buggify` fault kind on, and its probe listed as never reached with it off;
+#     and fuzzes tests/consumer/sim/two_hosts.cpp, a service on two simulated hosts;
 #   * builds a GoogleTest suite of WEFT_SIM_TESTs (tests/consumer/sim/sim_tests.cpp): the racy
 #     test must fail with a reproduction line, and running that line must fail at that seed alone;
 #   * checks that a simulator binary with no scenario linked in refuses to run, naming the cause.
@@ -70,7 +71,7 @@ pkg-config --exists weft-sim-main || fail "pkg-config does not find weft-sim-mai
 work="$out/sim-consumer"  # an empty directory holding only the user's sources
 rm -rf "$work"
 mkdir -p "$work"
-cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/"{racy_counter.cpp,short_store.cpp,increments.hpp} \
+cp "$root/docs/examples/sim_user_scenario.cpp" "$root/tests/consumer/sim/"{racy_counter.cpp,short_store.cpp,two_hosts.cpp,increments.hpp} \
    "$root/tests/consumer/sim/"{sim_tests.cpp,no_scenario.cpp,CMakeLists.txt} "$work/"
 read -r -a sim_cflags <<<"$(pkg-config --cflags weft-sim-main)"
 read -r -a sim_libs <<<"$(pkg-config --libs weft-sim-main)"
@@ -102,8 +103,11 @@ simulate() {
   "$bin" fuzz --scenario short_store --seeds 200 --fault buggify=0.5 >"$log" 2>&1 || status=$?
   [ "$status" = 1 ] && grep -q "stored short" "$log" || { cat "$log" >&2; fail "$name: buggify did not expose the short write (status $status)"; }
   echo "consumer: $name: a buggify site exposes the user's bug only when on; probes list what no run reached"
+  "$bin" fuzz --scenario two_hosts --seeds 100 >"$log" 2>&1 || { cat "$log" >&2; fail "$name: two_hosts failed"; }
+  echo "consumer: $name: a service on two simulated hosts talks across a partitioned and repaired link"
 }
-clang++ "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" "$work/racy_counter.cpp" "$work/short_store.cpp" -o "$work/my-sim" "${sim_libs[@]}" \
+clang++ "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" "$work/racy_counter.cpp" "$work/short_store.cpp" "$work/two_hosts.cpp" \
+  -o "$work/my-sim" "${sim_libs[@]}" \
   || fail "sim-clang: does not compile"
 simulate sim-clang "$work/my-sim"
 
