@@ -27,7 +27,7 @@
 namespace bench {
 
 inline constexpr const char* scenario_names[] = {"spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong",
-                                                 "timers_100k",  "cpu_scaling",     "task_memory"};
+                                                 "timers_100k",  "timeout_churn",   "cpu_scaling", "task_memory"};
 // The work-stealing pool's scenarios: weft's stealing_pool against tokio and async-executor only
 // (Asio has no pool of that kind here), so only the programs that run them accept their names.
 inline constexpr const char* pool_scenario_names[] = {"pool_spawn_join_1024", "pool_yield_storm", "pool_nested_spawn",

@@ -28,7 +28,7 @@ import sys
 
 LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9]+(?:\.[0-9]+)?) unit=(\S+)$")
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
-           "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
+           "ping_pong_pinned", "ping_pong_local", "timers_100k", "timeout_churn", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # The work-stealing pool's figures (weft's stealing_pool, tokio, async-executor; not Asio).
 POOL_FIGURES = (["pool_spawn_join_1024", "pool_yield_storm", "pool_nested_spawn", "steal_imbalance"] +
                 ["external_producers_%d" % n for n in (1, 2, 4, 8)] +

@@ -131,7 +131,7 @@ declare -A program=(
   [asio]="$build/peers/weft-bench-asio"
 )
 runtimes=(weft tokio async-executor asio)
-scenarios=(spawn_join_1 spawn_join_1024 yield_storm ping_pong timers_100k cpu_scaling task_memory)
+scenarios=(spawn_join_1 spawn_join_1024 yield_storm ping_pong timers_100k timeout_churn cpu_scaling task_memory)
 # The stealing pool's scenarios: weft's stealing_pool against tokio's multi-thread runtime and
 # async-executor (2 workers each).
 pool_runtimes=(weft tokio async-executor)

@@ -16,7 +16,7 @@ import sys
 LINE = re.compile(r"^scenario=([a-z0-9_]+) runtime=([A-Za-z0-9_.-]+) value=(-?[0-9.]+) unit=(\S+)$")
 RUNTIMES = ["weft", "tokio", "async-executor", "asio"]
 FIGURES = ["spawn_join_1", "spawn_join_1024", "yield_storm", "ping_pong", "ping_pong_cross",
-           "ping_pong_pinned", "ping_pong_local", "timers_100k", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
+           "ping_pong_pinned", "ping_pong_local", "timers_100k", "timeout_churn", "cpu_1w", "cpu_2w", "cpu_speedup", "task_memory", "task_memory_frame", "task_memory_rss"]
 # Figures of the machine itself (runtime=machine): ping_pong_floor, two plain threads bouncing a
 # cache line, is the least a cross-core round trip can cost; cpu_speedup_bare, cpu_scaling's
 # kernels on two plain threads against one, the speedup of the work itself.
@@ -36,6 +36,7 @@ TARGETS = {
     "yield_storm": ("ratio_max", 0.5),
     "ping_pong": ("ratio_max", 0.8),
     "timers_100k": ("ratio_max", 0.5),
+    "timeout_churn": ("ratio_max", 0.5),
     "cpu_speedup": ("abs_min", 1.9),
     "task_memory": ("ratio_max", 0.5),
 }

@@ -242,6 +242,30 @@ void timers_100k(const bench::args& a) {
   bench::report("timers_100k", runtime_name, ms, "ms");
 }
 
+// ---- timeout_churn: 1,000,000 sequential timeouts of an hour around an operation ready at once -----
+// On one loop (the main thread's); total ms. The operation is a leaf ready at its first poll, so
+// each timeout is made and dropped without its timer ever being due: the cost of the combinator.
+struct ready_now {
+  bool poll_ready(const weft::waker&) const noexcept { return true; }
+  std::size_t await_resume() const noexcept { return 1; }
+};
+
+void timeout_churn(const bench::args& a) {
+  weft::event_loop loop;
+  const std::size_t n = a.count(1'000'000);
+  const double ms = loop.block_on([](std::size_t count) -> weft::task<double> {
+    const auto t0 = bench::wall::now();
+    std::size_t done = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      auto r = co_await weft::timeout(1h, ready_now{});
+      if (r) done += *r;
+    }
+    if (done != count) bench::fail("timeout_churn", "a ready operation timed out");
+    co_return bench::ns_since(t0) / 1e6;
+  }(n));
+  bench::report("timeout_churn", runtime_name, ms, "ms");
+}
+
 // ---- cpu_scaling: 2,000 kernel tasks with 1 and with 2 workers ---------------------------------
 double cpu_tasks_per_s(std::size_t workers, std::size_t n) {
   auto rt = make_runtime(workers);
@@ -548,6 +572,7 @@ int main(int argc, char** argv) {
     ping_pong_floor(a);
   }
   if (a.wants("timers_100k")) timers_100k(a);
+  if (a.wants("timeout_churn")) timeout_churn(a);
   if (a.wants("cpu_scaling")) cpu_scaling(a);
   if (a.wants("pool_spawn_join_1024")) pool_spawn_join_1024(a);
   if (a.wants("pool_yield_storm")) pool_yield_storm(a);

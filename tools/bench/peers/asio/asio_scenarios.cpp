@@ -293,6 +293,34 @@ awaitable<double> timers_body(pool& p, std::size_t n) {
   co_return bench::ns_since(t0) / 1e6;
 }
 
+// ---- timeout_churn ---------------------------------------------------------------------------------
+// Asio's timeout idiom: a timer armed for an hour around an operation (here ready at once), then
+// cancelled as the timer is dropped; its aborted wait runs later on the same loop. One io_context
+// on the calling thread; total ms, the aborted waits included.
+awaitable<double> timeout_churn_body(std::size_t n) {
+  auto ex = co_await asio::this_coro::executor;
+  const auto t0 = bench::wall::now();
+  std::size_t done = 0;
+  std::size_t aborted = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    asio::steady_timer limit(ex, std::chrono::hours(1));
+    limit.async_wait([&aborted](const boost::system::error_code& e) {
+      if (e == asio::error::operation_aborted) ++aborted;
+    });
+    done += 1;  // the operation, ready at once
+  }
+  while (aborted < n) co_await asio::post(ex, use_awaitable);
+  if (done != n) bench::fail("timeout_churn", "an operation was lost");
+  co_return bench::ns_since(t0) / 1e6;
+}
+
+void timeout_churn(const bench::args& a) {
+  asio::io_context ctx(1);
+  auto result = asio::co_spawn(ctx, timeout_churn_body(a.count(1'000'000)), asio::use_future);
+  ctx.run();
+  bench::report("timeout_churn", runtime_name, result.get(), "ms");
+}
+
 void timers_100k(const bench::args& a) {
   pool p(2);
   const double ms = p.run_in_task(timers_body(p, a.count(100'000)));
@@ -391,6 +419,7 @@ int main(int argc, char** argv) {
     ping_pong_local(a);
   }
   if (a.wants("timers_100k")) timers_100k(a);
+  if (a.wants("timeout_churn")) timeout_churn(a);
   if (a.wants("cpu_scaling")) cpu_scaling(a);
   if (a.wants("task_memory")) task_memory(a);
   return 0;

@@ -38,12 +38,13 @@ pub struct Args {
     pub scenario: String,
 }
 
-pub const SCENARIOS: [&str; 13] = [
+pub const SCENARIOS: [&str; 14] = [
     "spawn_join_1",
     "spawn_join_1024",
     "yield_storm",
     "ping_pong",
     "timers_100k",
+    "timeout_churn",
     "cpu_scaling",
     "task_memory",
     // The work-stealing pool's scenarios (weft's stealing_pool against these runtimes).

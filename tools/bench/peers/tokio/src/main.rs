@@ -152,6 +152,28 @@ fn ping_pong_local(a: &Args) {
     report("ping_pong_local", RT, ping_pong_ns(a, 1), "ns");
 }
 
+// timeout_churn: 1,000,000 sequential timeouts of an hour around a future ready at once, on one
+// loop (a current-thread runtime); total ms.
+fn timeout_churn(a: &Args) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("tokio runtime");
+    let n = a.count(1_000_000);
+    let ms = rt.block_on(async move {
+        let t0 = Instant::now();
+        let mut done = 0usize;
+        for _ in 0..n {
+            if let Ok(v) = tokio::time::timeout(Duration::from_secs(3600), std::future::ready(1usize)).await {
+                done += v;
+            }
+        }
+        assert_eq!(done, n, "timeout_churn: a ready future timed out");
+        t0.elapsed().as_nanos() as f64 / 1e6
+    });
+    report("timeout_churn", RT, ms, "ms");
+}
+
 fn timers_100k(a: &Args) {
     let rt = runtime(2);
     let n = a.count(100_000);
@@ -370,6 +392,7 @@ fn main() {
         ping_pong_local(&a);
     }
     if a.wants("timers_100k") { timers_100k(&a); }
+    if a.wants("timeout_churn") { timeout_churn(&a); }
     if a.wants("cpu_scaling") { cpu_scaling(&a); }
     if a.wants("pool_spawn_join_1024") { pool_spawn_join_1024(&a); }
     if a.wants("pool_yield_storm") { pool_yield_storm(&a); }
