@@ -54,6 +54,21 @@ void run_on(weft::sim::context& sim, const weft::sim::host& h, F make_task) {
   if (t.joinable()) t.join();
 }
 
+// A thread on `h` whose loop connects to `to` (after a millisecond, so the server listens) and
+// runs `talk(stream)` on the connection; nothing when the connect fails.
+template <class Talk>
+weft::platform::thread connected_client(weft::sim::context& sim, const weft::sim::host& h, weft::socket_address to,
+                                        Talk talk) {
+  return sim.start_on(h, [to, talk]() mutable {
+    weft::event_loop loop;
+    loop.block_on([](weft::socket_address where, Talk& body) -> weft::task<void> {
+      co_await weft::sleep(1ms);
+      auto s = co_await weft::tcp_stream::connect(where);
+      if (s) co_await body(*s);
+    }(to, talk));
+  });
+}
+
 // A server host: a runtime whose one task accepts one connection and echoes until its end, then
 // records the peer's address. Crashes and shutdowns stop the runtime.
 void echo_server(weft::sim::host_process& p, std::string* peer) {
@@ -161,16 +176,10 @@ TEST(hosts, a_partition_holds_stream_bytes_until_repaired) {
       }());
     });
     bool written = false;
-    weft::platform::thread client = sim.start_on(*cli, [&] {
-      weft::event_loop loop;
-      loop.block_on([&]() -> weft::task<void> {
-        co_await weft::sleep(1ms);
-        auto s = co_await weft::tcp_stream::connect(at(*srv));
-        if (!s) co_return;
-        co_await weft::sleep(100ms);  // the partition starts meanwhile
-        written = static_cast<bool>(co_await weft::write_all(*s, bytes("abc")));
-        co_await weft::sleep(2s);  // the stream stays open until the bytes are through
-      }());
+    weft::platform::thread client = connected_client(sim, *cli, at(*srv), [&](weft::tcp_stream& s) -> weft::task<void> {
+      co_await weft::sleep(100ms);  // the partition starts meanwhile
+      written = static_cast<bool>(co_await weft::write_all(s, bytes("abc")));
+      co_await weft::sleep(2s);  // the stream stays open until the bytes are through
     });
     pause(50ms);
     sim.partition(*srv, *cli);
@@ -334,6 +343,39 @@ TEST(hosts, a_crash_resets_connections_loses_unsynced_writes_and_reboots_from_th
   }
   EXPECT_GT(loose_kept, 0u);
   EXPECT_LT(loose_kept, 20u);
+}
+
+TEST(hosts, a_crash_behind_a_partition_leaves_the_peer_half_open_until_the_repair) {
+  std::vector<std::string> seen;
+  const check_result r = check({.seeds = 20}, [&](weft::sim::context& sim) {
+    const auto srv = sim.add_host("srv");
+    const auto cli = sim.add_host("cli");
+    std::string peer;
+    sim.boot(*srv, [&](weft::sim::host_process& p) { echo_server(p, &peer); });
+    int error = 0;
+    weft::instant failed_at{};
+    bool sent_while_cut = false;
+    weft::platform::thread client = connected_client(sim, *cli, at(*srv), [&](weft::tcp_stream& s) -> weft::task<void> {
+      co_await weft::sleep(200ms);  // the partition and the crash happen meanwhile
+      sent_while_cut = static_cast<bool>(co_await weft::write_all(s, bytes("anyone?")));
+      std::byte b[8];
+      auto n = co_await s.read(b);
+      error = n ? 0 : n.error().value();
+      failed_at = weft::platform::clock::now();
+    });
+    pause(100ms);
+    sim.partition(*srv, *cli);
+    sim.crash(*srv);
+    pause(1s);
+    const weft::instant repaired = weft::platform::clock::now();
+    sim.repair(*srv, *cli);
+    client.join();
+    seen.push_back(std::string(sent_while_cut ? "sent" : "refused") + ", read " + std::to_string(error) +
+                   (failed_at >= repaired ? " after the repair" : " before the repair"));
+  });
+  ASSERT_TRUE(r.passed) << r.message();
+  ASSERT_EQ(seen.size(), 20u);
+  for (const std::string& s : seen) EXPECT_EQ(s, "sent, read " + std::to_string(ECONNRESET) + " after the repair");
 }
 
 TEST(hosts, a_crashed_incarnations_threads_are_cut_off) {

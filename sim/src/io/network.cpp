@@ -114,6 +114,12 @@ void world::link_opened(std::uint32_t from, std::uint32_t to) {
   for (const auto& [id, weak] : sockets_) {  // by id: the latency draws keep the run's order
     std::shared_ptr<socket> s = weak.lock();
     if (s == nullptr || s->closed) continue;
+    if (s->host == to && s->remote.node == static_cast<std::int32_t>(from) && s->reset_when_open) {
+      s->reset_when_open = false;  // the crashed peer's reset gets through at last
+      s->inbound.clear();
+      s->segments.clear();
+      peer_gone(s, ECONNRESET);
+    }
     if (s->host == to && s->remote.node == static_cast<std::int32_t>(from) && s->type == SOCK_STREAM) {
       instant previous = platform::clock::now();
       for (segment& g : s->segments) {
@@ -535,8 +541,12 @@ world::step world::op_stream_send(const std::shared_ptr<socket>& s, const io_req
   if (!s->connected) return finished(-ENOTCONN);
   if (s->pending_error != 0) return on_channel(-std::exchange(s->pending_error, 0), *s, direction::out);
   const std::shared_ptr<socket> peer = s->peer.lock();
-  if (s->write_shut || s->peer_stopped_reading || peer == nullptr) return on_channel(-EPIPE, *s, direction::out);
   const buffers b(r);
+  if (s->reset_when_open && !s->write_shut) {
+    // Nothing tells this end that its peer is gone: the bytes leave and are never answered.
+    return on_channel(static_cast<std::int64_t>(std::min(b.total(), stream_buffer_bytes_max)), *s, direction::out);
+  }
+  if (s->write_shut || s->peer_stopped_reading || peer == nullptr) return on_channel(-EPIPE, *s, direction::out);
   if (b.total() == 0) return on_channel(0, *s, direction::out);
   const std::size_t room = stream_buffer_bytes_max - std::min(stream_buffer_bytes_max, peer->inbound.size());
   if (room == 0) return wait_in(s, &socket::writers);

@@ -106,6 +106,9 @@ struct socket {
   bool read_shut = false;          // shutdown(SHUT_RD): reads see the end of the stream
   bool write_shut = false;         // shutdown(SHUT_WR): sends fail EPIPE
   bool peer_stopped_reading = false;  // the peer shut down reading or closed: sends fail EPIPE
+  // Half-open: the peer's host crashed behind a cut or held link. Sends vanish and reads wait,
+  // until the link opens and the reset arrives.
+  bool reset_when_open = false;
   int pending_error = 0;           // ECONNRESET, reported once by the next data operation
   std::deque<std::shared_ptr<socket>> accept_queue;  // listener: connected, not accepted yet
   instant connected_at{};  // accepted end: when the connection reaches its listener

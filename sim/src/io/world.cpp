@@ -189,7 +189,17 @@ void world::crash_host(std::uint32_t h) {
   here().fds.clear();
   for (auto& [fd, d] : fds) {
     if (d.sock == nullptr) continue;
-    if (d.sock->type == SOCK_STREAM && !d.sock->peer.expired()) reset_connection(d.sock);
+    const std::shared_ptr<socket> peer = d.sock->peer.lock();
+    if (d.sock->type == SOCK_STREAM && peer != nullptr) {
+      if (link_blocked(h, peer->host)) {
+        // The reset cannot get through: the peer stays half-open until the link opens.
+        peer->reset_when_open = true;
+        peer->peer.reset();
+        d.sock->peer.reset();
+      } else {
+        reset_connection(d.sock);
+      }
+    }
     close_socket(d.sock);
   }
   fds.clear();

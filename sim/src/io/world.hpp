@@ -8,8 +8,9 @@
 // Messages between two hosts cross a link (from, to): each takes a latency drawn from the link's
 // range, a cut link drops datagrams and holds stream bytes and connects until it is repaired, a
 // held link holds everything until released. A crash ends a host's incarnation: its descriptors
-// close at once (connections reset, nothing flushed), its disk loses what was not synced, and
-// every later call of its old threads fails EIO.
+// close at once (connections reset, nothing flushed; a peer behind a cut or held link stays
+// half-open until the link opens), its disk loses what was not synced, and every later call of
+// its old threads fails EIO.
 //
 // Every entry point (submit, execute, cancel, cancel_all) runs to its end without a scheduling
 // point: the simulated threads see each system call as one step. An operation either finishes

@@ -96,7 +96,8 @@ class context {
   // disk as the last incarnation left it (after a crash: as last synced).
   void boot(const host& h, std::function<void(host_process&)> main,
             platform::source_location loc = platform::source_location::current());
-  // Crashes `h` at once: its descriptors close (connections reset, nothing flushed), its disk
+  // Crashes `h` at once: its descriptors close (connections reset, nothing flushed; a peer behind
+  // a cut or held link stays half-open until the link opens), its disk
   // loses what was not synced, every later call of its old threads fails EIO; then its process's
   // on_crash hook runs and the crash waits for its main to return. boot() restarts it.
   void crash(const host& h, platform::source_location loc = platform::source_location::current());
