@@ -37,6 +37,7 @@
 #include <weft/detail/runnable.hpp>
 #include <weft/detail/task_state.hpp>
 #include <weft/join_error.hpp>
+#include <weft/platform/flavor.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/waker.hpp>
 
@@ -202,6 +203,14 @@ class task_header : public runnable {
   std::coroutine_handle<> root_;
   alignas(shared_storage_align) std::byte shared_[shared_storage_bytes];
 };
+
+// What every task pays before its frame (docs/tasks-and-wakes.md), pinned so that a new field is
+// a decision, not an accident: production build on a 64-bit target (the simulator's and the model
+// checker's atomics are larger).
+inline constexpr std::size_t task_header_bytes_max = 104;
+static_assert(platform::flavor != platform::flavor_kind::real || sizeof(void*) != 8 ||
+                  sizeof(task_header) <= task_header_bytes_max,
+              "task_header grew: every task pays for it; raise task_header_bytes_max deliberately");
 
 // The task being polled on the calling thread, or null outside polls.
 task_header* current_task() noexcept;
