@@ -36,6 +36,7 @@ bool context::running(const host& h) const { return h.id == 0 || (hosts_ != null
 bool context::place_next_spawn(const host& h, const platform::source_location& loc) {
   return hosts().place_next_spawn(h, loc);
 }
+void context::forget_next_spawn() noexcept { engine_.forget_next_spawn(); }
 void context::partition(const host& a, const host& b, platform::source_location loc) {
   hosts().change_link(a, b, detail::host_table::link_change::cut, true, loc);
 }

@@ -100,14 +100,17 @@ void host_table::boot(const host& h, std::function<void(host_process&)> main, co
   r->up = true;
   r->process = std::make_shared<host_process>(h, ++r->lives);
   engine_.world_event("host " + h.name + " boots (life " + std::to_string(r->lives) + ")");
+  // The placement holds until a start succeeds: a start the fault plan fails spawns nothing.
+  engine_.spawn_next_on(h.id, engine_.io_world().incarnation(h.id));
   for (int attempt = 1;; ++attempt) {
-    engine_.spawn_next_on(h.id, engine_.io_world().incarnation(h.id));
     try {
       // A copy of main per attempt: a start that fails destroys the lambda it was given.
       r->main = platform::thread([process = r->process, body = main]() mutable { body(*process); });
       return;
     } catch (const std::system_error&) {
-      if (attempt >= thread_start_attempts) throw;  // as context::start_thread: a fault plan near 1
+      if (attempt < thread_start_attempts) continue;
+      engine_.forget_next_spawn();  // a fault plan near 1: the caller's next thread stays home
+      throw;
     }
   }
 }

@@ -108,14 +108,12 @@ class context {
   // the host's current incarnation, so a crash of `h` cuts it off too.
   template <class F>
   platform::thread start_on(const host& h, F fn, platform::source_location loc = platform::source_location::current()) {
-    for (int i = 1;; ++i) {
-      if (!place_next_spawn(h, loc)) return {};
-      try {
-        return platform::thread(fn);
-      } catch (const std::system_error&) {
-        if (i >= 1'000) throw;
-        note("thread start failed; retrying");
-      }
+    if (!place_next_spawn(h, loc)) return {};
+    try {
+      return start_thread(std::move(fn));  // the placement holds until a start succeeds
+    } catch (...) {
+      forget_next_spawn();  // every start failed: the caller's next thread stays on its host
+      throw;
     }
   }
   // Partitions: a cut direction loses datagrams and holds stream bytes and connects until
@@ -159,6 +157,7 @@ class context {
 
  private:
   bool place_next_spawn(const host& h, const platform::source_location& loc);
+  void forget_next_spawn() noexcept;
   detail::host_table& hosts();
 
   engine& engine_;

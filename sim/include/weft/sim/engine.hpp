@@ -111,6 +111,10 @@ class engine {
   void spawn_next_on(std::uint32_t host, std::uint32_t incarnation) noexcept {
     if (running_ != nullptr) running_->spawn_on = detail::host_tag{host, incarnation};
   }
+  // Takes that back (the start failed), so the fiber's later spawns stay on its own host.
+  void forget_next_spawn() noexcept {
+    if (running_ != nullptr) running_->spawn_on.reset();
+  }
   void join(detail::fiber_record* f, const weft::platform::source_location& loc);
   void detach(detail::fiber_record* f) noexcept;
   void drop_joinable(detail::fiber_record* f) noexcept;
