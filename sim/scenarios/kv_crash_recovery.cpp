@@ -59,8 +59,9 @@ constexpr duration recovery_bound = 10s;
 constexpr duration request_limit = 50ms;  // a client's deadline for a connect or a request
 constexpr duration retry_pause = 5ms;
 constexpr duration fault_length_max = 20ms;  // how long a crashed server or a cut link stays so
-// Tries at a spawn an injected inbox_full refuses (a rate near 1 only).
-constexpr int spawn_attempts_max = 1'000;
+// Tries at a runtime start or a spawn the fault plan refuses (worker_start_failure, inbox_full):
+// all of them fail only at a rate near 1.
+constexpr int start_attempts_max = 1'000;
 
 struct step {
   bool put = false;
@@ -147,7 +148,7 @@ void client_thread(weft::socket_address server, client_run* run) {
 // server ended by an injected fault leaves main; the next restart boots it again.
 void kv_host_main(weft::sim::host_process& p, bool ack_before_fsync) {
   std::optional<weft::runtime> rt;
-  for (int attempt = 0; !rt && attempt < spawn_attempts_max; ++attempt) {
+  for (int attempt = 0; !rt && attempt < start_attempts_max; ++attempt) {
     try {
       rt.emplace(weft::runtime::builder().workers(1).build());
     } catch (const weft::start_error&) {
@@ -164,7 +165,7 @@ void kv_host_main(weft::sim::host_process& p, bool ack_before_fsync) {
   // The stop must be asked for on the server's own loop. A spawn refused full, or ended by an
   // injected fault, is tried again; one refused because the runtime has stopped is not needed.
   p.on_shutdown([sched = rt->worker_scheduler(0), state]() mutable {
-    for (int attempt = 0; attempt < spawn_attempts_max; ++attempt) {
+    for (int attempt = 0; attempt < start_attempts_max; ++attempt) {
       auto asked = sched.spawn([state]() -> weft::task<void> {
                           state->stop_asked = true;
                           if (state->server) state->server->request_stop();

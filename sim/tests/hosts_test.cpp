@@ -490,19 +490,7 @@ TEST(hosts, the_chrome_trace_shows_hosts_as_processes_messages_as_arrows_and_cra
 }
 
 TEST(hosts, the_same_seed_gives_the_same_trace_with_hosts) {
-  auto scenario = [](weft::sim::context& sim) {
-    const auto srv = sim.add_host("srv");
-    const auto cli = sim.add_host("cli");
-    std::string peer;
-    sim.boot(*srv, [&](weft::sim::host_process& p) { echo_server(p, &peer); });
-    run_on(sim, *cli, [&]() -> weft::task<void> {
-      co_await weft::sleep(1ms);
-      auto s = co_await weft::tcp_stream::connect(at(*srv));
-      if (s) (void)co_await weft::write_all(*s, bytes("determinism"));
-    });
-    sim.crash(*srv);
-  };
-  const weft::sim::scenario s{"hosts_determinism", "", scenario};
+  const weft::sim::scenario s{"hosts_determinism", "", crash_after_a_message};
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
     const weft::sim::run_result a = weft::sim::run(s, seed, {});
     const weft::sim::run_result b = weft::sim::run(s, seed, {});

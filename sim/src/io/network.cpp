@@ -309,7 +309,7 @@ int world::bind_ephemeral(const std::shared_ptr<socket>& s) {
 
 std::shared_ptr<socket> world::find_target(int type, const address& a, int& error) {
   error = 0;
-  if (a.node < 0 || static_cast<std::size_t>(a.node) >= hosts_.size()) {
+  if (!known_host(a.node)) {
     error = -ENETUNREACH;  // no such host
     return nullptr;
   }
@@ -410,7 +410,7 @@ world::step world::op_connect(const std::shared_ptr<socket>& s, const io_request
   a.node = node_for(a);
   const auto to_host = static_cast<std::uint32_t>(a.node);
   // A SYN across a link that holds it, or whose answer would be held, waits for the link.
-  if (s->type == SOCK_STREAM && a.node >= 0 && static_cast<std::size_t>(a.node) < hosts_.size() &&
+  if (s->type == SOCK_STREAM && known_host(a.node) &&
       (link_blocked(s->host, to_host) || link_blocked(to_host, s->host))) {
     return wait_in(s, &socket::connectors);
   }

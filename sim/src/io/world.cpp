@@ -202,7 +202,6 @@ void world::crash_host(std::uint32_t h) {
     }
     close_socket(d.sock);
   }
-  fds.clear();
   (void)crash_disk(h);
   settle();
 }

@@ -86,7 +86,6 @@ class world {
   bool holds(const platform::io_operation& op) const { return held_.count(&op) != 0; }
   // Makes host `h` known (hosts 0..h): its address is reachable from then on.
   void add_host(std::uint32_t h) { (void)host(h); }
-  std::size_t host_count() const noexcept { return hosts_.size(); }
   std::uint32_t incarnation(std::uint32_t h) { return host(h).incarnation; }
   // A control call now: its result, or -EAGAIN for an operation that would have to wait.
   std::int64_t execute(const platform::io_request& r);
@@ -199,6 +198,10 @@ class world {
   // Bytes of `s`'s inbound that have arrived by `t`.
   static std::size_t arrived(const socket& s, instant t);
   static void consume(socket& s, std::size_t n);
+  // Whether `node` is a host of this run (a network address may name one that is not).
+  bool known_host(std::int32_t node) const noexcept {
+    return node >= 0 && static_cast<std::size_t>(node) < hosts_.size();
+  }
   std::int32_t node_for(const address& a) const { return a.node == own_node ? static_cast<std::int32_t>(here_index_) : a.node; }
 
   // ---- sockets (network.cpp) ----------------------------------------------------------------

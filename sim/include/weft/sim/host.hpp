@@ -53,9 +53,6 @@ class host_process {
     stop_ = std::move(stop);
     if (stopping_ && stop_) stop_();
   }
-  // Whether this incarnation has crashed, or been asked to shut down.
-  bool crashed() const noexcept { return crashed_; }
-  bool stopping() const noexcept { return stopping_; }
 
  private:
   friend class detail::host_table;
