@@ -67,7 +67,7 @@ bool world::link_blocked(std::uint32_t from, std::uint32_t to) {
 bool world::link_cut(std::uint32_t from, std::uint32_t to) {
   if (from == to) return false;
   const auto it = links_.find({from, to});
-  return it != links_.end() && it->second.cut && !it->second.held;
+  return it != links_.end() && it->second.cut;
 }
 
 instant world::arrival(std::uint32_t from, std::uint32_t to, instant after, std::optional<instant> sent) {
