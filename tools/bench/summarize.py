@@ -29,16 +29,19 @@ HIGHER_IS_BETTER = {"cpu_1w", "cpu_2w", "cpu_speedup", "steal_imbalance"} | {
 # task_memory_frame (the size of the user's coroutine or future).
 # priority_latency_ratio: a ratio of each runtime's own figures, compared with a bound, not a peer.
 DIAGNOSTIC = {"ping_pong_cross", "task_memory_frame", "priority_latency_ratio"}
-# The targets (docs/benchmarks.md): (kind, bound). "ratio_max": weft/tokio <= bound; "abs_min": weft's own value >= bound.
+# The targets (docs/benchmarks.md): (kind, reference, bound). "peer_max": weft/reference <= bound,
+# the reference a peer runtime; "machine_max" / "machine_min": weft / the machine's own figure
+# `reference` <= / >= bound; "abs_min" / "abs_max": weft's own value >= / <= bound.
 TARGETS = {
-    "spawn_join_1": ("ratio_max", 0.8),
-    "spawn_join_1024": ("ratio_max", 0.5),
-    "yield_storm": ("ratio_max", 0.5),
-    "ping_pong": ("ratio_max", 0.8),
-    "timers_100k": ("ratio_max", 0.5),
-    "timeout_churn": ("ratio_max", 0.5),
-    "cpu_speedup": ("abs_min", 1.9),
-    "task_memory": ("ratio_max", 0.5),
+    "spawn_join_1": ("peer_max", "tokio", 0.3),
+    "spawn_join_1024": ("peer_max", "tokio", 0.2),
+    "yield_storm": ("peer_max", "tokio", 0.3),
+    "ping_pong_pinned": ("machine_max", "ping_pong_floor", 2.0),
+    "ping_pong_local": ("peer_max", "tokio", 0.6),
+    "timers_100k": ("peer_max", "tokio", 0.3),
+    "timeout_churn": ("peer_max", "tokio", 0.5),
+    "cpu_speedup": ("machine_min", "cpu_speedup_bare", 0.97),
+    "task_memory_rss": ("peer_max", "async-executor", 1.0),
 }
 
 # The work-stealing pool's scenarios: weft's stealing_pool against tokio's multi-thread runtime and
@@ -49,13 +52,12 @@ POOL_FIGURES = (["pool_spawn_join_1024", "pool_yield_storm", "pool_nested_spawn"
                 ["external_producers_%d" % n for n in (1, 2, 4, 8)] +
                 ["priority_latency_%s_%s" % (k, q) for k in ("high", "background") for q in ("p50", "p99")] +
                 ["priority_latency_ratio"])
-# Targets as TARGETS's, plus "abs_max": weft's own value <= bound.
 POOL_TARGETS = {
-    "pool_spawn_join_1024": ("ratio_max", 0.6),
-    "pool_yield_storm": ("ratio_max", 0.6),
-    "pool_nested_spawn": ("ratio_max", 0.6),
-    "steal_imbalance": ("abs_min", 1.85),
-    "priority_latency_ratio": ("abs_max", 0.25),
+    "pool_spawn_join_1024": ("peer_max", "tokio", 0.6),
+    "pool_yield_storm": ("peer_max", "tokio", 0.6),
+    "pool_nested_spawn": ("peer_max", "tokio", 0.6),
+    "steal_imbalance": ("abs_min", None, 1.85),
+    "priority_latency_ratio": ("abs_max", None, 0.25),
 }
 
 # The I/O scenarios. tcp_echo's figures come from the one load client (weft-echo-client) for each
@@ -125,19 +127,24 @@ def figure_cells(fig, runtimes, med, rounds, units, with_ratios):
 
 
 def target_cells(fig, med, targets):
-    """(target text, verdict) of figure `fig` under `targets` ({fig: (kind, bound)}): "ratio_max"
-    weft/tokio <= bound, "abs_min" weft >= bound, "abs_max" weft <= bound; no verdict while a
-    figure it needs is missing."""
+    """(target text, verdict) of figure `fig` under `targets` ({fig: (kind, reference, bound)}, see
+    TARGETS); no verdict while a figure it needs is missing."""
     w = med.get((fig, "weft"))
     if fig not in targets or w is None:
         return "", ""
-    kind, bound = targets[fig]
-    if kind == "ratio_max":
-        t = med.get((fig, "tokio"))
-        return "weft/tokio ≤ %.2g" % bound, ("met" if w / t <= bound else "MISSED") if t else ""
+    kind, ref, bound = targets[fig]
     if kind == "abs_min":
         return "weft ≥ %.3g" % bound, "met" if w >= bound else "MISSED"
-    return "weft ≤ %.3g" % bound, "met" if w <= bound else "MISSED"
+    if kind == "abs_max":
+        return "weft ≤ %.3g" % bound, "met" if w <= bound else "MISSED"
+    if kind == "peer_max":
+        text, r = "weft/%s ≤ %.2g" % (ref, bound), med.get((fig, ref))
+    else:
+        text, r = "weft/%s %s %.2g" % (ref, "≤" if kind == "machine_max" else "≥", bound), med.get((ref, "machine"))
+    if not r:
+        return text, ""
+    ratio = w / r
+    return text, "met" if (ratio >= bound if kind == "machine_min" else ratio <= bound) else "MISSED"
 
 
 def main_table(med, rounds, units):
