@@ -444,14 +444,16 @@ class sut {
   config cfg_;
   sut_bug bug_;
   sim::oracles::timer_ledger timers_;
+  // Before the domain and the runtime, so they outlive both: a run that ends early destroys the
+  // runtime with tasks unfinished, and destroying their frames touches their records and gates.
+  std::vector<std::unique_ptr<task_record>> records_;
+  std::vector<std::unique_ptr<gate>> gates_;
   local_domain domain_;
   local_spawner spawner_;
   std::optional<runtime> rt_;
   scheduler sched_;
   std::optional<stop_outcome> stop_;
   bool stop_checked_ = false;
-  std::vector<std::unique_ptr<task_record>> records_;
-  std::vector<std::unique_ptr<gate>> gates_;
   std::vector<join_handle<std::uint64_t>> handles_;
   std::vector<bool> aborted_;  // per task: the driver called abort() on it
   std::vector<bool> dispatch_answers_;
