@@ -38,11 +38,18 @@ constexpr std::size_t resident_growth_bytes_max = std::size_t{4} << 20;
 constexpr std::int64_t producers_max = 3;
 constexpr std::int64_t items_max = 20;
 
-constexpr bool sanitized =
+// g++ defines __SANITIZE_*__; clang 14 answers __has_feature only.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    true;
+#define WEFT_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define WEFT_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(WEFT_TEST_SANITIZED)
+constexpr bool sanitized = true;
 #else
-    false;
+constexpr bool sanitized = false;
 #endif
 
 // A /proc/self/status field in bytes ("VmRSS:   1234 kB"), or 0 when it cannot be read.

@@ -150,6 +150,13 @@ TEST(cli_validation, list_shows_each_knob_with_its_range) {
 // --max-failures 1 stops after the first, so the command ends at once.
 TEST(cli_validation, fuzz_does_not_materialise_its_seed_range) {
   if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "an address-space limit cannot be combined with sanitizer shadow memory";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "an address-space limit cannot be combined with sanitizer shadow memory";
+#endif
+#endif
   const std::string limited = "ulimit -v 400000 && " + binary();
   const output one = shell(limited + " fuzz --scenario wake_storm --seeds 100000000 --start 0 --step-budget 1 --max-failures 1");
   EXPECT_EQ(one.status, exit_failed) << one.text;
