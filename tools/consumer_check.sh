@@ -12,7 +12,8 @@
 #     the planted bug of the racy one, replays the failing seed it printed and the record it saved;
 #     and fuzzes tests/consumer/sim/short_store.cpp, whose bug sits behind a buggify site: found
 #     only with the `buggify` fault kind on, and its probe listed as never reached with it off;
-#     and fuzzes tests/consumer/sim/two_hosts.cpp, a service on two simulated hosts;
+#     and fuzzes tests/consumer/sim/two_hosts.cpp, a service on two simulated hosts; then the same
+#     scenarios built with clang + ASan+UBSan against the installed simulator, and a --swarm fuzz;
 #   * builds a GoogleTest suite of WEFT_SIM_TESTs (tests/consumer/sim/sim_tests.cpp): the racy
 #     test must fail with a reproduction line, and running that line must fail at that seed alone;
 #   * checks that a simulator binary with no scenario linked in refuses to run, naming the cause.
@@ -110,6 +111,26 @@ clang++ "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" "$work/racy_counter.cpp
   -o "$work/my-sim" "${sim_libs[@]}" \
   || fail "sim-clang: does not compile"
 simulate sim-clang "$work/my-sim"
+
+# The same scenarios built with ASan+UBSan against the installed (uninstrumented) simulator. The
+# engine announces its fiber switches to ASan's runtime, so exceptions thrown on the simulated
+# threads unwind cleanly: with --swarm, injected task exceptions make some producers of
+# counter_handoff end without a value (the scenario says so and fails those seeds), and ASan and
+# UBSan must report nothing (exit code 86 if they do). Failing seeds abandon their threads, hence
+# no leak check.
+clang++ -fsanitize=address,undefined -fno-sanitize-recover=all -g "${sim_cflags[@]}" "$work/sim_user_scenario.cpp" \
+  "$work/racy_counter.cpp" "$work/short_store.cpp" "$work/two_hosts.cpp" -o "$work/my-sim-asan" "${sim_libs[@]}" \
+  || fail "sim-clang-asan: does not compile"
+export ASAN_OPTIONS=detect_leaks=0:exitcode=86 UBSAN_OPTIONS=exitcode=86
+simulate sim-clang-asan "$work/my-sim-asan"
+swarm_log="$work/sim-clang-asan.swarm.log"
+status=0
+"$work/my-sim-asan" fuzz --scenario counter_handoff --seeds 200 --swarm >"$swarm_log" 2>&1 || status=$?
+unset ASAN_OPTIONS UBSAN_OPTIONS
+[ "$status" = 1 ] && grep -q "^fuzz: 200 seeds, " "$swarm_log" && grep -q "did not finish with a value" "$swarm_log" \
+  && ! grep -q "AddressSanitizer\|runtime error" "$swarm_log" \
+  || { cat "$swarm_log" >&2; fail "sim-clang-asan: --swarm (status $status, want 1 with injected exceptions, no report)"; }
+echo "consumer: sim-clang-asan: the user's scenarios run under ASan+UBSan; $(sed -n 's/^fuzz: 200 seeds, \([0-9]*\) failures.*/\1/p' "$swarm_log") of 200 --swarm seeds fail under injected faults (task exceptions among them), nothing reported"
 
 if command -v cmake >/dev/null; then
   cmake -S "$work" -B "$work/cmake-build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ >"$work/cmake.log" 2>&1 \

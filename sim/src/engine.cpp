@@ -23,6 +23,7 @@
 #include <weft/sim/engine.hpp>
 #include <weft/sim/strategy.hpp>
 
+#include "fiber_sanitizer.hpp"
 #include "io/world.hpp"
 
 namespace weft::sim {
@@ -420,15 +421,26 @@ void engine::execute(std::function<void()> root) {
   current_engine = this;
   boost::fibers::use_scheduling_algorithm<engine_algorithm>(this);
   main_ctx_ = boost::fibers::context::active();
+  announce_switches_ = detail::switches_announced();
+  if (announce_switches_) {
+    const detail::stack_span main_stack = detail::thread_stack();
+    main_stack_bottom_ = main_stack.bottom;
+    main_stack_size_ = main_stack.size;
+  }
   detail::fiber_record* first = spawn(std::move(root), weft::platform::source_location::current());
   first->name = "main";
   main_waiting_ = true;
-  while (!ending_) main_ctx_->suspend();  // woken by the last exit or by an abort
+  while (!ending_) {
+    main_ctx_->suspend();  // woken by the last exit or by an abort
+    arrived();
+  }
   main_waiting_ = false;
   if (recover_by_ && !recovered_ && !aborted_) {
     fail("did not recover: the scenario ended without reaching its goal (context::recovered) after its fault window");
   }
   release_finished_fibers();
+  // Replacing the algorithm drains it through pick_next() without switching: nothing to announce.
+  announce_switches_ = false;
   boost::fibers::use_scheduling_algorithm<boost::fibers::algo::round_robin>();
   current_engine = nullptr;
 }
@@ -469,6 +481,7 @@ void engine::release_finished_fibers() noexcept {
   // away, and it is not running now (the main context is).
   WEFT_ASSERT(dispatcher_ready_ != nullptr);
   boost::fibers::context::active()->yield();  // pick_next(): the dispatcher, then main
+  arrived();
   WEFT_ASSERT(dispatcher_ready_ != nullptr);
 }
 
@@ -507,7 +520,10 @@ void engine::stop_run(std::string message) noexcept {
 void engine::abandon_current() noexcept {
   WEFT_ASSERT(running_ != nullptr);
   running_->state = detail::fiber_state::abandoned;
-  for (;;) boost::fibers::context::active()->suspend();  // never scheduled again
+  for (;;) {
+    boost::fibers::context::active()->suspend();  // never scheduled again
+    arrived();
+  }
 }
 
 std::string engine::describe_fibers() const {
@@ -559,7 +575,7 @@ detail::fiber_record* engine::spawn(std::function<void()> fn, const weft::platfo
   record_simple(event_kind::spawn, f->id, current_fiber_id(), 0, nullptr, &loc);
   pending_spawn_ = f;
   boost::fibers::fiber fiber(boost::fibers::launch::post, std::allocator_arg,
-                             boost::fibers::fixedsize_stack(fiber_stack_bytes),
+                             detail::recording_stack(fiber_stack_bytes, &f->stack_bottom, &f->stack_size),
                              [this, f, body = std::move(fn)]() mutable { fiber_main(f, body); });
   WEFT_ASSERT(pending_spawn_ == nullptr);  // bound by new_properties() during the launch
   WEFT_ASSERT(f->ctx != nullptr);
@@ -577,6 +593,7 @@ detail::fiber_record* engine::take_pending_spawn(boost::fibers::context* ctx) no
 }
 
 void engine::fiber_main(detail::fiber_record* f, std::function<void()>& fn) noexcept {
+  arrived();
   {
     std::function<void()> body = std::move(fn);  // destroyed here, while the fiber still counts
     try {
@@ -655,6 +672,7 @@ void engine::yield_point(const char* op, const weft::platform::source_location& 
   forced_ = ready_[pick];
   self->state = detail::fiber_state::ready;
   boost::fibers::context::active()->yield();  // pick_next() returns forced_; we are re-queued
+  arrived();
 }
 
 detail::wake_reason engine::wait(detail::wait_list& list, const char* op, const weft::platform::source_location& loc,
@@ -681,6 +699,7 @@ detail::wake_reason engine::wait(detail::wait_list& list, const char* op, const 
   }
   record_simple(event_kind::block, self->id, 0, until, op, &loc);
   boost::fibers::context::active()->suspend();
+  arrived();
   return self->reason;
 }
 
@@ -816,13 +835,37 @@ boost::fibers::context* engine::pick_next() noexcept {
     }
     if (next != nullptr) {
       switch_to(next);
-      return next->ctx;
+      return announce_switch(next->ctx, next);
     }
   }
   running_ = nullptr;
-  if (main_ready_ != nullptr) return std::exchange(main_ready_, nullptr);
-  if (dispatcher_ready_ != nullptr) return std::exchange(dispatcher_ready_, nullptr);
+  if (main_ready_ != nullptr) return announce_switch(std::exchange(main_ready_, nullptr), nullptr);
+  if (dispatcher_ready_ != nullptr) return announce_switch(std::exchange(dispatcher_ready_, nullptr), nullptr);
   return nullptr;
+}
+
+boost::fibers::context* engine::announce_switch(boost::fibers::context* to, detail::fiber_record* next) noexcept {
+  if (!announce_switches_ || to->is_context(boost::fibers::type::dispatcher_context)) return to;
+  boost::fibers::context* from = boost::fibers::context::active();
+  void** save = &dispatcher_fake_stack_;
+  if (from == main_ctx_) {
+    save = &main_fake_stack_;
+  } else if (!from->is_context(boost::fibers::type::dispatcher_context)) {
+    detail::fiber_record* leaving = static_cast<engine_properties*>(from->get_properties())->fiber;
+    WEFT_ASSERT(leaving != nullptr);
+    save = leaving->state == detail::fiber_state::finished ? nullptr : &leaving->sanitizer_fake_stack;
+  }
+  if (next != nullptr) {
+    detail::start_switch(save, detail::stack_span{next->stack_bottom, next->stack_size});
+  } else {
+    detail::start_switch(save, detail::stack_span{main_stack_bottom_, main_stack_size_});
+  }
+  return to;
+}
+
+void engine::arrived() noexcept {
+  if (!announce_switches_) return;
+  detail::finish_switch(running_ != nullptr ? running_->sanitizer_fake_stack : main_fake_stack_);
 }
 
 void engine::switch_to(detail::fiber_record* f) noexcept {

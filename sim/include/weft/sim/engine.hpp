@@ -23,6 +23,7 @@
 // swarm. Separate streams keep, for example, a scenario's picks from shifting the schedule.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -79,6 +80,10 @@ struct fiber_record {
   std::uint32_t host = 0;
   std::uint32_t incarnation = 0;
   std::optional<host_tag> spawn_on;  // where its next spawn goes, if not its own host
+  // Its stack, and AddressSanitizer's fake stack while it is switched out (fiber_sanitizer.hpp).
+  const void* stack_bottom = nullptr;
+  std::size_t stack_size = 0;
+  void* sanitizer_fake_stack = nullptr;
 };
 
 }  // namespace detail
@@ -195,6 +200,10 @@ class engine {
                      const char* op, const weft::platform::source_location* loc, std::string text = {});
   void wake(detail::fiber_record* f, detail::wake_reason why) noexcept;
   void switch_to(detail::fiber_record* f) noexcept;
+  // pick_next()'s answer `to` (the fiber `next`, or null for the main or dispatcher context),
+  // announced to AddressSanitizer; and the arrival of the context that runs again after a switch.
+  boost::fibers::context* announce_switch(boost::fibers::context* to, detail::fiber_record* next) noexcept;
+  void arrived() noexcept;
   void fiber_main(detail::fiber_record* f, std::function<void()>& fn) noexcept;
   void fiber_exited(detail::fiber_record* f) noexcept;
   void release_finished_fibers() noexcept;
@@ -223,6 +232,13 @@ class engine {
   boost::fibers::context* dispatcher_ready_ = nullptr;
   boost::fibers::context* main_ready_ = nullptr;
   boost::fibers::context* main_ctx_ = nullptr;
+  // The main context's stack and fake-stack slot, and whether pick_next() announces switches to
+  // AddressSanitizer (only while the run's algorithm switches; see fiber_sanitizer.hpp).
+  const void* main_stack_bottom_ = nullptr;
+  std::size_t main_stack_size_ = 0;
+  void* main_fake_stack_ = nullptr;
+  void* dispatcher_fake_stack_ = nullptr;
+  bool announce_switches_ = false;
   std::vector<timer_entry> timers_;                // min-heap by (deadline, sequence)
   std::uint64_t timer_sequence_ = 0;
   std::uint64_t live_ = 0;
