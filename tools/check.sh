@@ -8,10 +8,11 @@
 # Stages, in this order, failing fast:
 #   1. build (real + sim + model flavors), then the real flavor's unit tests, examples and tools;
 #   2. the real flavor under ThreadSanitizer;
-#   3. the real flavor under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the real flavor under AddressSanitizer + UndefinedBehaviorSanitizer, then the sim flavor
+#      under both: the simulator's tests, the properties and a --swarm fuzz smoke;
 #   4. consumers of the installed library (installed from stage 1's build): pkg-config, clang and
-#      clang+ASan, a simulator of a user's own scenarios (command line and CMake), g++ 12 refused
-#      (tools/consumer_check.sh);
+#      clang+ASan, a simulator of a user's own scenarios (command line, CMake, and clang+ASan),
+#      g++ 12 refused (tools/consumer_check.sh);
 #   5. the Relacy models (production primitives and their known-bad twins);
 #   6. the simulator's tests, then a fuzz smoke: a fixed seed range per built-in scenario;
 #   7. the rapidcheck properties over the simulator;
@@ -23,8 +24,8 @@
 #      the peers' packages, takes weft's programs from stage 1's build, builds the tokio,
 #      async-executor and Asio peers and the I/O references, runs one round and checks that every
 #      runtime printed every figure; never a time).
-# (Sanitizer builds are real-flavor only: fiber stack switching without sanitizer annotations
-# confuses TSan and ASan; the sim flavor is checked by its own oracles in stages 6 and 7.)
+# (TSan runs on the real flavor only: the simulator's threads are fibers of one OS thread, with no
+# race for it to see.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -44,6 +45,7 @@ else
   fuzz_seeds=${WEFT_FUZZ_SEEDS:-2000}   # per scenario; the range [0, fuzz_seeds) is fixed for CI
   swarm_seeds=${WEFT_SWARM_SEEDS:-1000}  # per scenario, with --swarm fault mixes
 fi
+sanitizer_swarm_seeds=${WEFT_SANITIZER_SWARM_SEEDS:-300}  # per scenario, the sim under ASan+UBSan
 mkdir -p "$out"
 tally="$out/tally.txt"   # one "passed failed skipped" line per suites() call (meson test counts)
 : > "$tally"
@@ -87,10 +89,14 @@ suites() {  # suites DIR SUITE...  (runs the named suites of a build; tallies me
   for s in "$@"; do args+=(--suite "$s"); done
   local log="$dir/check-suites.log" status=0
   meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "${args[@]}" 2>&1 | tee "$log" || status=$?
+  tally_from "$log"
+  return "$status"
+}
+
+tally_from() {  # tally_from LOG: adds a meson test log's counts to the tally
   awk '/^Ok:/ {ok += $2} /^Expected Fail:/ {ok += $3} /^Fail:/ {fail += $2} /^Unexpected Pass:/ {fail += $3}
        /^Timeout:/ {fail += $2} /^Skipped:/ {skip += $2}
-       END {printf "%d %d %d\n", ok, fail, skip}' "$log" >> "$tally"
-  return "$status"
+       END {printf "%d %d %d\n", ok, fail, skip}' "$1" >> "$tally"
 }
 
 present() {  # present DIR SUITE: true when the build defines tests in that suite
@@ -124,6 +130,24 @@ sanitizer_run() {  # sanitizer_run DIR SANITIZERS OPTIMIZATION
   suites "$1" "${real_suites[@]}"
 }
 
+# The sim flavor under ASan+UBSan: the simulator's tests, the properties and a --swarm fuzz smoke,
+# whose injected task exceptions unwind on fiber stacks (the engine announces its switches to ASan,
+# docs/simulator.md). Only the binaries these need: the known-bad variants and the examples run in
+# the main build.
+sim_sanitizer_run() {  # sim_sanitizer_run DIR
+  local dir=$1 log="$1/check-suites.log" status=0
+  configure "$dir" -Dflavors=sim -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 -Ddebug=false \
+    -Dcpp_args=-gline-tables-only || return 1
+  ninja -C "$dir" -j "$jobs" sim/weft-sim sim/tests/weft-sim-tests properties/weft-properties || return 1
+  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$jobs" sim properties 2>&1 | tee "$log" || status=$?
+  tally_from "$log"
+  [ "$status" = 0 ] || return 1
+  local cli="$dir/sim/weft-sim" s
+  for s in $("$cli" list | awk '/^[^ ]/ {print $1}'); do
+    "$cli" fuzz --scenario "$s" --seeds "$sanitizer_swarm_seeds" --start 0 --jobs "$fuzz_jobs" --swarm || return 1
+  done
+}
+
 sim_run() {
   suites "$out/main" sim || return 1
   local cli="$out/main/sim/weft-sim"
@@ -152,6 +176,9 @@ if [ "$quick" = 0 ]; then
     bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread 2"
   stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
     bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined 0"
+  stage "sim: ASan+UBSan (tests, properties, $sanitizer_swarm_seeds --swarm seeds per scenario)" \
+    env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+    bash -c "set -euo pipefail; $(declare -f configure tally_from sim_sanitizer_run); jobs=$jobs; tally=$tally; fuzz_jobs=$fuzz_jobs; sanitizer_swarm_seeds=$sanitizer_swarm_seeds; sim_sanitizer_run '$out/sim-asan'"
   stage "consumer: the installed library through pkg-config" consumer_stage
   stage "models (Relacy)" suites "$out/main" models
 fi
