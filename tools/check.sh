@@ -173,9 +173,9 @@ consumer_stage() {
 stage "build + real unit tests" main_build_and_unit
 if [ "$quick" = 0 ]; then
   stage "real: TSan" env TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread 2"
+    bash -c "set -euo pipefail; $(declare -f configure build suites tally_from sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/tsan' thread 2"
   stage "real: ASan+UBSan" env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-    bash -c "set -euo pipefail; $(declare -f configure build suites sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined 0"
+    bash -c "set -euo pipefail; $(declare -f configure build suites tally_from sanitizer_run); jobs=$jobs; tally=$tally; real_suites=(${real_suites[*]}); sanitizer_run '$out/asan' address,undefined 0"
   stage "sim: ASan+UBSan (tests, properties, $sanitizer_swarm_seeds --swarm seeds per scenario)" \
     env ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
     bash -c "set -euo pipefail; $(declare -f configure tally_from sim_sanitizer_run); jobs=$jobs; tally=$tally; fuzz_jobs=$fuzz_jobs; sanitizer_swarm_seeds=$sanitizer_swarm_seeds; sim_sanitizer_run '$out/sim-asan'"
