@@ -52,6 +52,15 @@ host_table::record* host_table::find(const host& h, const char* call, const plat
   return &hosts_[h.id];
 }
 
+host_table::record* host_table::find_running(const host& h, const char* call, const platform::source_location& loc) {
+  record* r = find(h, call, loc);
+  if (r != nullptr && !r->up) {
+    usage(std::string(call) + " of host '" + h.name + "', which is not running", loc);
+    return nullptr;
+  }
+  return r;
+}
+
 std::optional<host> host_table::add(std::string_view name, const platform::source_location& loc) {
   if (name.empty()) {
     usage("add_host with an empty name", loc);
@@ -126,12 +135,8 @@ void host_table::stop(record& r, bool crashed) {
 }
 
 void host_table::crash(const host& h, const platform::source_location& loc) {
-  record* r = find(h, "crash", loc);
+  record* r = find_running(h, "crash", loc);
   if (r == nullptr) return;
-  if (!r->up) {
-    usage("crash of host '" + h.name + "', which is not running", loc);
-    return;
-  }
   io::world& w = engine_.io_world();
   w.crash_host(h.id);
   engine_.world_event("host " + h.name + " crashed");
@@ -140,12 +145,8 @@ void host_table::crash(const host& h, const platform::source_location& loc) {
 }
 
 void host_table::shutdown(const host& h, const platform::source_location& loc) {
-  record* r = find(h, "shutdown", loc);
+  record* r = find_running(h, "shutdown", loc);
   if (r == nullptr) return;
-  if (!r->up) {
-    usage("shutdown of host '" + h.name + "', which is not running", loc);
-    return;
-  }
   engine_.world_event("host " + h.name + " shuts down");
   stop(*r, false);
 }

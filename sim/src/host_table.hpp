@@ -60,6 +60,8 @@ class host_table {
     platform::thread main;
   };
   record* find(const host& h, const char* call, const platform::source_location& loc);
+  // find(), and a usage error naming `call` when the host is not running.
+  record* find_running(const host& h, const char* call, const platform::source_location& loc);
   void usage(const std::string& what, const platform::source_location& loc);
   void stop(record& r, bool crashed);
 
