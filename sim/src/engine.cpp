@@ -422,11 +422,6 @@ void engine::execute(std::function<void()> root) {
   boost::fibers::use_scheduling_algorithm<engine_algorithm>(this);
   main_ctx_ = boost::fibers::context::active();
   announce_switches_ = detail::switches_announced();
-  if (announce_switches_) {
-    const detail::stack_span main_stack = detail::thread_stack();
-    main_stack_bottom_ = main_stack.bottom;
-    main_stack_size_ = main_stack.size;
-  }
   detail::fiber_record* first = spawn(std::move(root), weft::platform::source_location::current());
   first->name = "main";
   main_waiting_ = true;
@@ -855,11 +850,9 @@ boost::fibers::context* engine::announce_switch(boost::fibers::context* to, deta
     WEFT_ASSERT(leaving != nullptr);
     save = leaving->state == detail::fiber_state::finished ? nullptr : &leaving->sanitizer_fake_stack;
   }
-  if (next != nullptr) {
-    detail::start_switch(save, detail::stack_span{next->stack_bottom, next->stack_size});
-  } else {
-    detail::start_switch(save, detail::stack_span{main_stack_bottom_, main_stack_size_});
-  }
+  // The target is a fiber, or else the main context, which runs on the OS thread's own stack.
+  detail::start_switch(save, next != nullptr ? detail::stack_span{next->stack_bottom, next->stack_size}
+                                             : detail::thread_stack());
   return to;
 }
 

@@ -232,10 +232,8 @@ class engine {
   boost::fibers::context* dispatcher_ready_ = nullptr;
   boost::fibers::context* main_ready_ = nullptr;
   boost::fibers::context* main_ctx_ = nullptr;
-  // The main context's stack and fake-stack slot, and whether pick_next() announces switches to
-  // AddressSanitizer (only while the run's algorithm switches; see fiber_sanitizer.hpp).
-  const void* main_stack_bottom_ = nullptr;
-  std::size_t main_stack_size_ = 0;
+  // The main context's and the dispatcher's fake-stack slots, and whether pick_next() announces
+  // switches to AddressSanitizer (only while the run's algorithm switches; fiber_sanitizer.hpp).
   void* main_fake_stack_ = nullptr;
   void* dispatcher_fake_stack_ = nullptr;
   bool announce_switches_ = false;
