@@ -114,13 +114,14 @@ void world::link_opened(std::uint32_t from, std::uint32_t to) {
   for (const auto& [id, weak] : sockets_) {  // by id: the latency draws keep the run's order
     std::shared_ptr<socket> s = weak.lock();
     if (s == nullptr || s->closed) continue;
-    if (s->host == to && s->remote.node == static_cast<std::int32_t>(from) && s->reset_when_open) {
+    const bool from_peer = s->host == to && s->remote.node == static_cast<std::int32_t>(from);
+    if (from_peer && s->reset_when_open) {
       s->reset_when_open = false;  // the crashed peer's reset gets through at last
       s->inbound.clear();
       s->segments.clear();
       peer_gone(s, ECONNRESET);
     }
-    if (s->host == to && s->remote.node == static_cast<std::int32_t>(from) && s->type == SOCK_STREAM) {
+    if (from_peer && s->type == SOCK_STREAM) {
       instant previous = platform::clock::now();
       for (segment& g : s->segments) {
         if (g.at == held) g.at = arrival(from, to, previous);
