@@ -1,10 +1,7 @@
 // task_cell.cpp — task_header: its poll of the coroutine and the hooks through which
 // task_harness.hpp runs its wake, poll and completion paths (see task_header.hpp and
 // task_state.hpp for the states and who may touch what; task_waker.cpp has its wakers).
-#include <cstddef>
-#include <mutex>
 #include <utility>
-#include <vector>
 
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/task_harness.hpp>
@@ -23,146 +20,13 @@ using current_task_slot = platform::thread_slot<task_header, current_task_tag>;
 
 task_header* current_task() noexcept { return current_task_slot::get(); }
 
-task_header::task_header(task_owner* owner, std::uint32_t id, std::size_t room_bytes,
-                         std::coroutine_handle<> root) noexcept
+task_header::task_header(task_owner* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept
     : runnable(runnable_kind::task_poll),
-      room_words_(static_cast<std::uint8_t>(room_bytes / 8)),
       id_(id),
-      owner_(owner) {
-  WEFT_ASSERT(room_bytes % 8 == 0 && room_bytes / 8 <= 0xff && room_bytes >= sizeof(std::coroutine_handle<>));
-  root_slot() = root;
+      owner_(owner),
+      root_(root) {
   ::new (static_cast<void*>(shared_)) wait_point{};  // until the output is stored (task_header.hpp)
   owner_->ref_inc();
-}
-
-// The root handles of cells whose room another frame holds (room_use::foreign): a factory that
-// made a frame first and returned another task. Rare, so one lock for all of them.
-namespace {
-struct foreign_root_table {
-  std::mutex mutex;  // seam-ok: no seam operation while held, like the recycler's depot
-  std::vector<std::pair<const task_header*, std::coroutine_handle<>>> roots;
-
-  static foreign_root_table& get() noexcept {
-    static foreign_root_table table;
-    return table;
-  }
-  std::coroutine_handle<> find(const task_header* cell) {
-    std::lock_guard lock(mutex);
-    for (const auto& [owner, root] : roots) {
-      if (owner == cell) return root;
-    }
-    return {};
-  }
-  std::coroutine_handle<> take(const task_header* cell) {
-    std::lock_guard lock(mutex);
-    for (auto it = roots.begin(); it != roots.end(); ++it) {
-      if (it->first == cell) {
-        const std::coroutine_handle<> root = it->second;
-        *it = roots.back();
-        roots.pop_back();
-        return root;
-      }
-    }
-    return {};
-  }
-};
-}  // namespace
-
-std::coroutine_handle<> task_header::foreign_root() const noexcept { return foreign_root_table::get().find(this); }
-
-void task_header::set_root(std::coroutine_handle<> root) noexcept {
-  switch (room_use_.load(std::memory_order_relaxed)) {
-    case room_use::root_frame:
-      WEFT_ASSERT(root.address() == room_start());
-      return;
-    case room_use::root_slot:
-      root_slot() = root;
-      return;
-    case room_use::foreign:
-    case room_use::foreign_gone: {
-      foreign_root_table& table = foreign_root_table::get();
-      std::lock_guard lock(table.mutex);
-      table.roots.emplace_back(this, root);  // may throw bad_alloc: nothing sensible remains
-      return;
-    }
-    case room_use::offered:
-      break;
-  }
-  WEFT_ASSERT(false);  // settle_room comes first
-}
-
-void task_header::destroy_frame() noexcept {
-  switch (room_use_.load(std::memory_order_relaxed)) {
-    case room_use::root_frame: {
-      // The frame's deallocation (placed_frame_gone) gives the room back to the root slot.
-      std::coroutine_handle<>::from_address(room_start()).destroy();
-      WEFT_ASSERT(room_use_.load(std::memory_order_relaxed) == room_use::root_slot);
-      root_slot() = {};
-      return;
-    }
-    case room_use::root_slot:
-      if (root_slot()) std::exchange(root_slot(), {}).destroy();
-      return;
-    case room_use::foreign:
-    case room_use::foreign_gone:
-      if (std::coroutine_handle<> root = foreign_root_table::get().take(this)) root.destroy();
-      return;
-    case room_use::offered:
-      break;
-  }
-  WEFT_ASSERT(false);
-}
-
-void task_header::settle_room(const frame_offer& offer, void* root_address) noexcept {
-  room_use offered = room_use::offered;
-  if (offer.taken == nullptr) {
-    room_use_.store(room_use::root_slot, std::memory_order_relaxed);
-    return;  // the room was not touched: the root slot still holds null
-  }
-  if (offer.taken == root_address) {
-    // The task's own frame: nobody else has it, so nobody else changes the room's use.
-    room_use_.store(room_use::root_frame, std::memory_order_relaxed);
-    return;
-  }
-  // Another frame holds the room and may be anywhere: it keeps the cell alive until it goes.
-  ref_inc();
-  // acq_rel: publishes that reference to the frame's deallocation (placed_frame_gone), which
-  // pairs with it; on failure, observes that deallocation's end.
-  if (!room_use_.compare_exchange_strong(offered, room_use::foreign, std::memory_order_acq_rel)) {
-    WEFT_ASSERT(offered == room_use::root_slot);  // the frame is gone already: the room is free
-    state.ref_dec();  // not the last reference: the poll holds one
-    root_slot() = {};
-  }
-}
-
-void task_header::placed_frame_gone() noexcept {
-  room_use seen = room_use_.load(std::memory_order_relaxed);
-  for (;;) {
-    switch (seen) {
-      case room_use::root_frame:  // destroy_frame, on the polling thread
-        room_use_.store(room_use::root_slot, std::memory_order_relaxed);
-        return;
-      case room_use::offered:  // the factory has not returned yet (settle_room sees this)
-        if (room_use_.compare_exchange_weak(seen, room_use::root_slot, std::memory_order_acq_rel)) return;
-        continue;
-      case room_use::foreign:  // acq_rel: pairs with settle_room's publication of the reference
-        if (room_use_.compare_exchange_weak(seen, room_use::foreign_gone, std::memory_order_acq_rel)) {
-          release();
-          return;
-        }
-        continue;
-      case room_use::root_slot:
-      case room_use::foreign_gone:
-        break;
-    }
-    WEFT_ASSERT(false);  // no frame holds the room
-    return;
-  }
-}
-
-void frame_placement_released(void* frame, std::size_t size) noexcept {
-  auto* cell = reinterpret_cast<task_header*>(static_cast<std::byte*>(frame) + round_frame(size));
-  cell->placed_frame_gone();
 }
 
 void task_header::mark_spawned() noexcept {
@@ -196,7 +60,7 @@ poll_step task_header::poll_frame() noexcept {
   if (waiting.leaf.poll != nullptr) {
     // The leaf decides; a leaf that throws reports ready and rethrows at its co_await.
     resume = waiting.leaf.poll(waiting.leaf.leaf, borrowed_waker());
-  } else if (!root()) {
+  } else if (!root_) {
     // First poll of a factory cell: the factory runs here, on the owner thread, inside the poll.
     if (!start_root()) {  // it threw or made no task: the error is stored as the output
       current_task_slot::set(outer);
@@ -206,15 +70,14 @@ poll_step task_header::poll_frame() noexcept {
     }
   }
   if (resume) {
-    const std::coroutine_handle<> next = waiting.resume_at ? waiting.resume_at : root();
+    const std::coroutine_handle<> next = waiting.resume_at ? waiting.resume_at : root_;
     waiting = wait_point{};
     next.resume();  // runs until the task suspends on a leaf or finishes
   }
   current_task_slot::set(outer);
-  const bool self_woken = self_woken_;
-  self_woken_ = false;
+  const bool self_woken = std::exchange(self_woken_, false);
 
-  if (root().done()) {
+  if (root_.done()) {
     store_root_result();
     destroy_root();
     return poll_step::finished;

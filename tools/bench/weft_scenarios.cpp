@@ -314,22 +314,14 @@ weft::task<void> parked_task() {
 [[noreturn]] void task_memory(const bench::args& a) {
   auto rt = make_runtime(2);
   const std::size_t n = a.count(1'000'000);
-  const auto factory = [] { return parked_task(); };
-  // Workers started and warm, with one task of the measured kind parked: weft sizes a factory
-  // task's block by the frame its type made at its first run (docs/tasks-and-wakes.md), so the
-  // figure is what each task of a kind that has run before costs.
-  rt.block_on([factory]() -> weft::task<void> {
-    weft::builtins::current().scheduler().spawn(factory).detach();
-    co_return;
-  });
-  while (parked.load(std::memory_order_relaxed) < 1) std::this_thread::sleep_for(1ms);
+  rt.block_on([]() -> weft::task<void> { co_return; });  // workers started and warm
   const std::uint64_t before = bench::rss_bytes();
-  rt.block_on([n, factory]() -> weft::task<void> {
+  rt.block_on([n]() -> weft::task<void> {
     weft::scheduler& here = weft::builtins::current().scheduler();
-    for (std::size_t i = 0; i < n; ++i) here.spawn(factory).detach();
+    for (std::size_t i = 0; i < n; ++i) here.spawn([] { return parked_task(); }).detach();
     co_return;
   });
-  while (parked.load(std::memory_order_relaxed) < n + 1) std::this_thread::sleep_for(1ms);
+  while (parked.load(std::memory_order_relaxed) < n) std::this_thread::sleep_for(1ms);
   const std::uint64_t after = bench::rss_bytes();
   const double per_task = static_cast<double>(after > before ? after - before : 0) / static_cast<double>(n);
   // The frame of the user's coroutine alone: the size operator new was asked for when calling it.

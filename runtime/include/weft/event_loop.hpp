@@ -92,11 +92,9 @@ task_cell<spawn_value_t<W>>* make_task_cell(task_owner* owner, std::uint32_t id,
   task_cell<spawn_value_t<W>>* cell = nullptr;
   if constexpr (is_task<std::decay_t<W>>::value) {
     if (!work.valid()) return nullptr;
-    cell = allocate_cell<task_cell<spawn_value_t<W>>>(0, owner, id, std::move(work));
+    cell = new task_cell<spawn_value_t<W>>(owner, id, std::move(work));
   } else {
-    using cell_type = factory_cell<std::decay_t<W>>;
-    // May throw (the factory's move): nothing counted.
-    cell = allocate_cell<cell_type>(cell_type::frame_room(), owner, id, std::forward<W>(work));
+    cell = new factory_cell<std::decay_t<W>>(owner, id, std::forward<W>(work));  // may throw: nothing counted
   }
   cell->mark_spawned();
   return cell;

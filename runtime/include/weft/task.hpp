@@ -18,7 +18,6 @@
 
 #include <concepts>
 #include <cstddef>
-#include <cstdint>
 #include <coroutine>
 #include <exception>
 #include <type_traits>
@@ -27,7 +26,6 @@
 
 #include <weft/detail/block_recycler.hpp>
 #include <weft/detail/coop_budget.hpp>
-#include <weft/detail/frame_placement.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/platform/assert.hpp>
 #include <weft/platform/fault.hpp>
@@ -97,17 +95,10 @@ class leaf_awaiter {
 
 class promise_base {
  public:
-  // Coroutine frames come from the calling thread's block recycler (block_recycler.hpp), or, for
-  // the first frame a spawn factory makes, from the room its cell offers (frame_placement.hpp);
-  // the frame's size is passed back at destruction.
-  static void* operator new(std::size_t size) {
-    frame_offer* offer = frame_offer::slot::get();
-    if (offer == nullptr) [[likely]] return block_recycler::allocate(size);
-    if (void* room = offer->take(size)) return room;
-    void* frame = block_recycler::allocate(size);
-    offer->allocated(frame, size);
-    return frame;
-  }
+  // Coroutine frames come from the calling thread's block recycler (block_recycler.hpp); the
+  // frame's size is passed back at destruction.
+  static void* operator new(std::size_t size) { return block_recycler::allocate(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept { block_recycler::deallocate(frame, size); }
 
   std::suspend_always initial_suspend() const noexcept { return {}; }
 
@@ -116,7 +107,7 @@ class promise_base {
     template <class P>
     std::coroutine_handle<> await_suspend(std::coroutine_handle<P> finished) const noexcept {
       // Symmetric transfer back to whoever awaited this task; a root task returns to its poll.
-      const std::coroutine_handle<> next = finished.promise().continuation();
+      const std::coroutine_handle<> next = finished.promise().continuation_;
       return next ? next : std::noop_coroutine();
     }
     void await_resume() const noexcept {}
@@ -137,61 +128,15 @@ class promise_base {
     }
   }
 
-  void set_continuation(std::coroutine_handle<> c) noexcept {
-    continuation_ = reinterpret_cast<std::uintptr_t>(c.address()) | (continuation_ & placed_bit);
-  }
-
- protected:
-  promise_base() noexcept = default;
-  ~promise_base() = default;
-
-  // Constructor of the derived promise, which knows where its frame is: was it placed in an
-  // offered room?
-  void note_placement(void* frame) noexcept {
-    if (frame_offer* offer = frame_offer::slot::get(); offer != nullptr && offer->taken == frame) [[unlikely]] {
-      continuation_ |= placed_bit;
-    }
-  }
-  // From the frame's deallocation, after the promise's destructor: the bit is read through an
-  // atomic load so that no optimiser treats the dead promise's bytes as unknown.
-  bool placed() const noexcept { return (__atomic_load_n(&continuation_, __ATOMIC_RELAXED) & placed_bit) != 0; }
+  void set_continuation(std::coroutine_handle<> c) noexcept { continuation_ = c; }
 
  private:
-  std::coroutine_handle<> continuation() const noexcept {
-    return std::coroutine_handle<>::from_address(reinterpret_cast<void*>(continuation_ & ~placed_bit));
-  }
-
-  // The awaiting coroutine's frame address, and in its low bit (frames are at least 8-aligned)
-  // whether this frame sits in a cell's block.
-  static constexpr std::uintptr_t placed_bit = 1;
-  std::uintptr_t continuation_ = 0;
-};
-
-// The promise of a task<T>: deallocates its frame where it was allocated.
-template <class Derived>
-class placed_promise : public promise_base {
- public:
-  static void operator delete(void* frame, std::size_t size) noexcept {
-    const auto& promise = std::coroutine_handle<Derived>::from_address(frame).promise();
-    if (promise.placed()) [[unlikely]] {
-      frame_placement_released(frame, size);
-    } else {
-      block_recycler::deallocate(frame, size);
-    }
-  }
-
- protected:
-  placed_promise() noexcept = default;
-  // From the derived constructor (the frame's address is the derived promise's to tell).
-  void note_placement_of(Derived& self) noexcept {
-    this->note_placement(std::coroutine_handle<Derived>::from_promise(self).address());
-  }
+  std::coroutine_handle<> continuation_{};
 };
 
 template <class T>
-class task_promise final : public placed_promise<task_promise<T>> {
+class task_promise final : public promise_base {
  public:
-  task_promise() noexcept { this->note_placement_of(*this); }
   task<T> get_return_object() noexcept;
   template <class U>
     requires std::is_convertible_v<U&&, T>
@@ -212,9 +157,8 @@ class task_promise final : public placed_promise<task_promise<T>> {
 };
 
 template <>
-class task_promise<void> final : public placed_promise<task_promise<void>> {
+class task_promise<void> final : public promise_base {
  public:
-  task_promise() noexcept { this->note_placement_of(*this); }
   task<void> get_return_object() noexcept;
   void return_void() noexcept {}
   void unhandled_exception() noexcept { error_ = std::current_exception(); }

@@ -8,8 +8,6 @@
 // shared storage, where the wait point was until then (task_header.hpp); a larger one in a member.
 #pragma once
 
-#include <atomic>
-#include <cstddef>
 #include <exception>
 #include <functional>
 #include <new>
@@ -17,8 +15,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <weft/detail/block_recycler.hpp>
-#include <weft/detail/frame_placement.hpp>
 #include <weft/detail/join_handoff.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/expected.hpp>
@@ -36,12 +32,10 @@ class task_cell : public task_header {
   static constexpr bool output_shares_storage =
       sizeof(output_cell) <= shared_storage_bytes && alignof(output_cell) <= shared_storage_align;
 
-  // The cell takes over the frame of `root` (valid). `room_bytes`: see allocate_cell.
-  task_cell(task_owner* owner, std::uint32_t id, task<T>&& root, std::size_t room_bytes) noexcept
-      : task_header(owner, id, room_bytes, root.release()) {}
+  // The cell takes over the frame of `root` (valid).
+  task_cell(task_owner* owner, std::uint32_t id, task<T>&& root) noexcept
+      : task_header(owner, id, root.release()) {}
   ~task_cell() override { WEFT_ASSERT(!root()); }
-
-  void free_cell() noexcept override { free_cell_block(this); }
 
   // Joiner (any thread). Returns true with the output moved into `out` once the task completed;
   // otherwise registers `w` to be woken at completion and returns false. The protocol lives in
@@ -62,17 +56,7 @@ class task_cell : public task_header {
 
  protected:
   // A cell made without a frame (factory_cell) starts with a null root.
-  task_cell(task_owner* owner, std::uint32_t id, std::size_t room_bytes) noexcept
-      : task_header(owner, id, room_bytes, nullptr) {}
-
-  // Destroys `cell` (of dynamic type Cell) and frees its block.
-  template <class Cell>
-  static void free_cell_block(Cell* cell) noexcept {
-    const std::size_t room = cell->room_bytes();
-    std::byte* const block = cell->room_start();
-    cell->~Cell();
-    block_recycler::deallocate(block, room + sizeof(Cell));
-  }
+  task_cell(task_owner* owner, std::uint32_t id) noexcept : task_header(owner, id, nullptr) {}
 
   bool start_root() noexcept override {
     WEFT_ASSERT(false);  // only a factory_cell starts without a frame
@@ -149,7 +133,7 @@ class task_cell : public task_header {
 // Where a factory_cell keeps its factory. An empty, trivially destructible factory (a lambda
 // without captures, the common case) takes no space and needs no destruction; any other factory
 // is constructed in place and destroyed explicitly, right after the frame (the header's
-// factory_alive() says whether it is constructed).
+// factory_alive_ says whether it is constructed).
 template <class F, bool Stateless = std::is_empty_v<F> && std::is_trivially_destructible_v<F>>
 class factory_slot {
  public:
@@ -191,87 +175,33 @@ class factory_cell final : public task_cell<typename std::invoke_result_t<F&>::v
 
  public:
   template <class G>
-  factory_cell(task_owner* owner, std::uint32_t id, G&& factory, std::size_t room_bytes) noexcept(
-      std::is_nothrow_constructible_v<F, G&&>)
-      : task_cell<T>(owner, id, room_bytes), factory_(std::forward<G>(factory)) {
-    this->set_factory_alive(true);
+  factory_cell(task_owner* owner, std::uint32_t id, G&& factory) noexcept(std::is_nothrow_constructible_v<F, G&&>)
+      : task_cell<T>(owner, id), factory_(std::forward<G>(factory)) {
+    this->factory_alive_ = true;
   }
-  ~factory_cell() override { WEFT_ASSERT(!this->factory_alive()); }
-
-  void free_cell() noexcept override { this->free_cell_block(this); }
-
-  // The room to allocate in front of a new cell of this factory type: the size of the frame
-  // the factory made the first time (rounded); 0 before that, and for good once the type made a
-  // frame of another size (its frames vary: a room would often be wasted).
-  static std::size_t frame_room() noexcept {
-    const std::size_t room = learned_frame_room_.load(std::memory_order_relaxed);
-    return room == frame_sizes_vary ? 0 : room;
-  }
+  ~factory_cell() override { WEFT_ASSERT(!this->factory_alive_); }
 
  private:
   bool start_root() noexcept override {
-    WEFT_ASSERT(this->factory_alive());
-    // The room beyond the root slot is offered to the factory's first frame; with no room yet,
-    // the offer only watches which frame comes first, to learn its size.
-    const bool room_offered = this->room_bytes() > sizeof(std::coroutine_handle<>);
-    frame_offer offer(room_offered ? this->room_start() : nullptr, room_offered ? this->room_bytes() : 0);
-    if (room_offered) this->offer_room();
+    WEFT_ASSERT(this->factory_alive_);
     try {
-      task<T> made = std::invoke(factory_.get());
-      learn(offer, made.handle().address());
-      if (room_offered) this->settle_room(offer, made.handle().address());
-      return this->adopt_root(std::move(made));
+      return this->adopt_root(std::invoke(factory_.get()));
     } catch (const operation_cancelled&) {
-      if (room_offered) this->settle_room(offer, nullptr);
       this->store_error(join_error(join_error::cancelled));
     } catch (...) {
-      if (room_offered) this->settle_room(offer, nullptr);
       this->store_error(join_error::from_panic(std::current_exception()));
     }
     return false;
   }
   void destroy_root() noexcept override {
     this->destroy_frame();  // the frame first: it may refer to the factory's captures
-    if (this->factory_alive()) {
-      this->set_factory_alive(false);
+    if (this->factory_alive_) {
+      this->factory_alive_ = false;
       factory_.destroy();
     }
   }
 
-  // The factory made `root` and it was the first frame it allocated: later cells of this type
-  // get room for a frame of its size, unless an earlier one was of another size.
-  static void learn(const frame_offer& offer, void* root) noexcept {
-    if (root == nullptr || offer.first_frame != root) return;
-    if constexpr (alignof(factory_cell) <= placed_frame_align) {
-      const std::size_t size = offer.first_size <= placed_frame_max_bytes ? round_frame(offer.first_size) : frame_sizes_vary;
-      std::size_t known = 0;
-      if (!learned_frame_room_.compare_exchange_strong(known, size, std::memory_order_relaxed) && known != size) {
-        learned_frame_room_.store(frame_sizes_vary, std::memory_order_relaxed);
-      }
-    }
-  }
-
-  static constexpr std::size_t frame_sizes_vary = ~std::size_t{0};
   [[no_unique_address]] factory_slot<F> factory_;
-  // A cache, not a protocol: any value it holds is a valid answer for frame_room().
-  static inline std::atomic<std::size_t> learned_frame_room_{0};  // seam-ok: see above
 };
-
-// Where a new cell goes: a block of `room` bytes (at least the root slot) and the cell after it.
-template <class Cell, class... A>
-Cell* allocate_cell(std::size_t room, A&&... args) {
-  static_assert(alignof(Cell) <= alignof(std::max_align_t), "a task's output or factory is over-aligned");
-  constexpr std::size_t slot = sizeof(std::coroutine_handle<>);
-  room = room < slot ? slot : room;
-  room = (room + alignof(Cell) - 1) / alignof(Cell) * alignof(Cell);
-  std::byte* const block = static_cast<std::byte*>(block_recycler::allocate(room + sizeof(Cell)));
-  ::new (static_cast<void*>(block + room - slot)) std::coroutine_handle<>();
-  try {
-    return ::new (static_cast<void*>(block + room)) Cell(std::forward<A>(args)..., room);
-  } catch (...) {
-    block_recycler::deallocate(block, room + sizeof(Cell));
-    throw;
-  }
-}
 
 }  // namespace weft::detail

@@ -15,25 +15,18 @@
 //                        is polled by one pool worker at a time, each poll ordered after the
 //                        previous one by the state word and the queue that carried it
 //   owned-task links     the owner's: the loop's thread, or the pool registry shard's lock
-//   room_use_            the polling thread, and the deallocation of a frame that took the room
-//                        (any thread; atomic, see room_use)
-//
-// The cell sits at the end of its block, after a room (allocate_cell in task_cell.hpp): a factory
-// task's root frame, placed there at the first poll (frame_placement.hpp), or else the root
-// handle in the room's last 8 bytes. The root handle is therefore never a field of the cell.
 //
 // The wait point (awaited leaf and resume point) and a small output share one 24-byte storage
 // (`shared_`): the wait point lives from the cell's construction until the output is stored,
 // which happens once, on the owner thread, after the frame is done or destroyed; nothing reads
 // the wait point afterwards. A task_cell whose output does not fit keeps it in a member of its
-// own (task_cell.hpp). This keeps a cell at 96 bytes (docs/benchmarks.md, task_memory).
+// own (task_cell.hpp). This keeps a cell at 104 bytes (docs/benchmarks.md, task_memory).
 // A wake from another thread touches only `state` and then hands the cell to its owner (a loop's
 // remote inbox, a pool's injector); a polling thread does the poll. The cell is freed by whoever
 // drops the last reference, on any thread, and only after completion (the owned-task list holds
 // a reference until then), so the coroutine frame is always destroyed by a polling thread.
 #pragma once
 
-#include <atomic>
 #include <coroutine>
 #include <cstddef>
 #include <cstdint>
@@ -41,7 +34,6 @@
 #include <utility>
 
 #include <weft/detail/block_recycler.hpp>
-#include <weft/detail/frame_placement.hpp>
 #include <weft/detail/runnable.hpp>
 #include <weft/detail/task_state.hpp>
 #include <weft/join_error.hpp>
@@ -67,41 +59,31 @@ struct leaf_poller {
 extern const waker_vtable task_borrowed_waker_vtable;
 
 class task_header : public runnable {
-  // These are declared first so that they fit in runnable's tail padding (a cell is allocated
-  // per task; see docs/benchmarks.md, task_memory). The three flags are the polling thread's
-  // (see above): one thread at a time, handed over with the task.
-  bool adopted_ : 1 = false;  // owner thread after adoption; the submitting thread before it
-  bool self_woken_ : 1 = false;  // owner thread, during a poll: the task woke itself (a yield)
-  bool factory_alive_ : 1 = false;  // factory_cell: its factory is constructed (owner thread, or
-                                    // the submitting thread before adoption)
+  // These four are declared first so that they fit in runnable's tail padding (a cell is
+  // allocated per task; see docs/benchmarks.md, task_memory).
+  bool adopted_ = false;  // owner thread after adoption; the submitting thread before it
+  bool self_woken_ = false;  // owner thread, during a poll: the task woke itself (a yield)
 
- public:
-  // Where the root frame is (frame_placement.hpp). Changed by the polling thread, and by the
-  // deallocation of a frame that took the room (any thread): hence atomic.
-  enum class room_use : std::uint8_t {
-    root_slot,  // the root handle (or null) is in the room's last 8 bytes
-    offered,    // the factory is running with the room offered to its first frame
-    root_frame,  // the root frame itself fills the room
-    foreign,     // another frame the factory made fills the room (it holds a reference on the
-                 // cell until it is deallocated); the root handle is in foreign_roots
-    foreign_gone,  // that frame is gone; the root handle is still in foreign_roots
-  };
+ protected:
+  bool factory_alive_ = false;  // factory_cell: its factory is constructed (owner thread, or the
+                                // submitting thread before adoption)
 
  private:
-  std::atomic<room_use> room_use_{room_use::root_slot};  // seam-ok: see room_use
-  std::uint8_t room_words_;  // bytes of room before the cell, in 8-byte words (make_task_cell)
   std::uint32_t id_;  // diagnostic: sequential per loop from 1 (wraps after 2^32 spawns); 0 for a
                       // task spawned from another thread
 
  public:
-  // `room_bytes`: the bytes before the cell in its block (allocate_cell), whose last 8 hold the
-  // root handle. `root` may be null: the first poll then asks start_root() for it (a factory cell).
-  task_header(task_owner* owner, std::uint32_t id, std::size_t room_bytes, std::coroutine_handle<> root) noexcept;
+  // `root` may be null: the first poll then asks start_root() for it (a factory cell).
+  task_header(task_owner* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept;
   virtual ~task_header();
 
   // Bytes shared by the wait point and an output that fits (task_cell::output_shares_storage).
   static constexpr std::size_t shared_storage_bytes = 24;
   static constexpr std::size_t shared_storage_align = alignof(void*);
+
+  // Cells come from the calling thread's block recycler; `delete` passes the dynamic type's size.
+  static void* operator new(std::size_t size) { return block_recycler::allocate(size); }
+  static void operator delete(void* p, std::size_t size) noexcept { block_recycler::deallocate(p, size); }
 
   // Once the whole cell is built (make_task_cell): the task exists from here on — counted in its
   // runtime's task count until it completes. (Not in the constructor: a factory whose move
@@ -149,13 +131,11 @@ class task_header : public runnable {
 
   void ref_inc() noexcept { state.ref_inc(); }
   void release() noexcept {
-    if (state.ref_dec()) free_cell();
+    if (state.ref_dec()) delete this;
   }
 
   task_owner* owner() const noexcept { return owner_; }
   std::uint32_t id() const noexcept { return id_; }
-  // Owner thread (diagnostic): the root frame sits in the cell's own block.
-  bool frame_in_block() const noexcept { return room_use_.load(std::memory_order_relaxed) == room_use::root_frame; }
 
   task_state state{task_state::initial_spawned};
   sync::cell<waker> join_waker_slot;
@@ -177,39 +157,11 @@ class task_header : public runnable {
   // thread, or the submitting thread for a cell that was never adopted.
   virtual void destroy_root() noexcept { destroy_frame(); }
 
-  std::coroutine_handle<> root() const noexcept {
-    switch (room_use_.load(std::memory_order_relaxed)) {  // the polling thread's own writes
-      case room_use::root_frame:
-        return std::coroutine_handle<>::from_address(room_start());
-      case room_use::root_slot:
-      case room_use::offered:
-        return root_slot();
-      case room_use::foreign:
-      case room_use::foreign_gone:
-        break;
-    }
-    return foreign_root();
+  std::coroutine_handle<> root() const noexcept { return root_; }
+  void set_root(std::coroutine_handle<> root) noexcept { root_ = root; }
+  void destroy_frame() noexcept {
+    if (root_) std::exchange(root_, {}).destroy();
   }
-  void set_root(std::coroutine_handle<> root) noexcept;
-  void destroy_frame() noexcept;
-
-  // The room in front of the cell (allocate_cell).
-  std::size_t room_bytes() const noexcept { return std::size_t{room_words_} * 8; }
-  std::byte* room_start() const noexcept {
-    return reinterpret_cast<std::byte*>(const_cast<task_header*>(this)) - room_bytes();
-  }
-  // Owner thread, around a factory call: the room was offered to the factory's frames; settles
-  // who holds it now that the factory returned `root_address` (null: it threw or made no task).
-  void settle_room(const frame_offer& offer, void* root_address) noexcept;
-  // Owner thread, just before such a factory call.
-  void offer_room() noexcept { room_use_.store(room_use::offered, std::memory_order_relaxed); }
-
-  bool factory_alive() const noexcept { return factory_alive_; }
-  void set_factory_alive(bool alive) noexcept { factory_alive_ = alive; }
-
-  // Frees the cell's block (its room and the cell); the last reference is gone.
-  virtual void free_cell() noexcept = 0;
-
   // Destroys a stored output nobody will read.
   virtual void destroy_output() noexcept = 0;
   // The exception a stored `panicked` output carries (null otherwise).
@@ -247,23 +199,15 @@ class task_header : public runnable {
   wait_point& wait() noexcept { return *std::launder(reinterpret_cast<wait_point*>(shared_)); }
   void clear_wait() noexcept { wait() = wait_point{}; }
 
-  friend void frame_placement_released(void* frame, std::size_t size) noexcept;
-  // Any thread: the frame that took the room was deallocated.
-  void placed_frame_gone() noexcept;
-  std::coroutine_handle<>& root_slot() const noexcept {
-    return *std::launder(reinterpret_cast<std::coroutine_handle<>*>(reinterpret_cast<std::byte*>(
-        const_cast<task_header*>(this)) - sizeof(std::coroutine_handle<>)));
-  }
-  std::coroutine_handle<> foreign_root() const noexcept;
-
   task_owner* owner_;
+  std::coroutine_handle<> root_;
   alignas(shared_storage_align) std::byte shared_[shared_storage_bytes];
 };
 
 // What every task pays before its frame (docs/tasks-and-wakes.md), pinned so that a new field is
 // a decision, not an accident: production build on a 64-bit target (the simulator's and the model
 // checker's atomics are larger).
-inline constexpr std::size_t task_header_bytes_max = 96;
+inline constexpr std::size_t task_header_bytes_max = 104;
 static_assert(platform::flavor != platform::flavor_kind::real || sizeof(void*) != 8 ||
                   sizeof(task_header) <= task_header_bytes_max,
               "task_header grew: every task pays for it; raise task_header_bytes_max deliberately");
