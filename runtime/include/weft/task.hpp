@@ -93,6 +93,14 @@ class leaf_awaiter {
   std::exception_ptr error_;
 };
 
+// Destroys a task's frame out of line. clang 14's coroutine elision puts the frame of a coroutine
+// called in a function on that function's stack when it sees the frame destroyed on every path
+// that returns, ignoring paths that leave by an exception: a task made and kept (stored in a
+// container, say) in a function that then throws would live in a dead stack frame. A destroy the
+// optimiser cannot see is no such proof, so it never elides a weft task's frame
+// (tests/runtime/coroutine_elision_test.cpp).
+[[gnu::noinline]] inline void destroy_frame_opaquely(std::coroutine_handle<> frame) noexcept { frame.destroy(); }
+
 class promise_base {
  public:
   // Coroutine frames come from the calling thread's block recycler (block_recycler.hpp); the
@@ -203,7 +211,7 @@ class [[nodiscard]] task {
 
   // Destroys the frame (and, through it, every frame it is awaiting).
   void reset() noexcept {
-    if (h_) std::exchange(h_, {}).destroy();
+    if (h_) detail::destroy_frame_opaquely(std::exchange(h_, {}));
   }
 
   class awaiter {
