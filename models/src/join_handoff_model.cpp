@@ -57,7 +57,7 @@ struct model_waker {
 // The parts of a task cell the hand-off touches. The task is running on its owner thread and
 // has a join handle.
 struct cell_parts {
-  task_state state{task_state::running | task_state::join_interest | task_state::ref_one};
+  task_state state{task_state::running | task_state::join_interest | 2 * task_state::ref_one};
   weft::sync::cell<waker> waker_slot;
   weft::sync::cell<weft::detail::output_slot<output>> output_slot;
 
@@ -75,7 +75,9 @@ struct cell_parts {
   // The join handle goes (join_handle::release_cell): `taken` when a poll handed it the output.
   void drop(bool taken) {
     if (taken) {
-      join_handoff::drop_join_interest_after_take(state);
+      // The handle's reference goes with its interest; the completer's stays (the owned-task
+      // list's, in production): not the last.
+      RL_ASSERT(!join_handoff::drop_join_interest_after_take(state));
     } else {
       join_handoff::drop_join_interest(state, waker_slot, output_slot);
     }

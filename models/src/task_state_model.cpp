@@ -21,6 +21,7 @@
 //   * the output (heap memory, so Relacy tracks it) is destroyed once, by the completer or the
 //     join handle (join_handoff.hpp).
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include <weft/detail/join_handoff.hpp>
@@ -79,7 +80,7 @@ struct model_cell {
   task_state state{task_state::initial_spawned + task_state::ref_one};  // + the waker thread's clone
   weft::sync::cell<weft::waker> join_waker_slot;
   weft::sync::cell<output_slot<task_output>> output;
-  weft::sync::cell<int> frame{0};  // owner thread only, and the destructor
+  weft::sync::cell<int> frame{0};  // owner thread only (also read after `complete`), and the destructor
   weft::sync::cell<bool> self_woken{false};  // owner thread only, as task_header's flag
 
   bool polled_here() const noexcept { return polling_slot::get() == this; }
@@ -111,6 +112,9 @@ struct model_cell {
     output.with_mut([](output_slot<task_output>& slot) { slot.reset(); });
   }
   void count_finished() noexcept {
+    // After `complete`, the owner still reads the cell (production: its owner pointer, to count
+    // the task finished); whoever frees the cell last must be ordered after that read.
+    frame.with([](int) {});
     loop.completions.fetch_add(1, std::memory_order_relaxed);  // owner thread; after() reads it
   }
   void release() noexcept {
@@ -127,6 +131,20 @@ struct model_cell {
 void drop_join_handle(model_cell* t) {
   join_handoff::drop_join_interest(t->state, t->join_waker_slot, t->output);
   t->release();
+}
+
+// The join handle, having seen `complete`, takes the output and goes: interest and reference in
+// one operation (task_cell::release_join_handle(true)), maybe the last reference.
+void take_and_drop_join_handle(model_cell* t) {
+  std::optional<task_output> out;
+  join_handoff::take_output(t->output, out);
+  RL_ASSERT(out.has_value() && *out != nullptr);
+  model_loop& l = t->loop;
+  if (join_handoff::drop_join_interest_after_take(t->state)) {
+    t->frame.with_mut([](int& f) { f = -1; });  // the destructor touches the frame
+    delete t;
+    l.deallocations.fetch_add(1, std::memory_order_relaxed);  // read in after()
+  }
 }
 
 // The owner: runs queued polls until the task completed (a lost wake makes this spin forever).
@@ -208,6 +226,29 @@ struct wake_vs_abort : rl::test_suite<wake_vs_abort, 3> {
   void after() { check_ended(loop); }
 };
 
+// Two threads: the waker thread wakes the task by value, then joins it: once it sees `complete`
+// it takes the output and drops the handle's interest and reference together, racing the owner's
+// completion and release of its own references. Whichever reference goes last frees the cell.
+struct join_take_vs_complete : rl::test_suite<join_take_vs_complete, 2> {
+  model_loop loop;
+  model_cell* task = new model_cell(loop);
+
+  void thread(unsigned index) {
+    if (index == 0) {
+      drive(loop, task);
+    } else {
+      loop.ready.store(1, std::memory_order_relaxed);
+      harness::schedule_poll_by_value(*task);  // the clone's reference
+      // acquire: pairs with transition_to_complete's release, as poll_join's load does.
+      while (!(task->state.load(std::memory_order_acquire) & task_state::complete)) {
+        weft::platform::yield_thread();
+      }
+      take_and_drop_join_handle(task);
+    }
+  }
+  void after() { check_ended(loop); }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -219,6 +260,8 @@ int main(int argc, char** argv) {
           {"wake_vs_poll", &run_test<wake_vs_poll>, {search::context_bound(3), search::random(100000)}},
           {"wake_vs_abort", &run_test<wake_vs_abort>, {search::context_bound(2), search::random(100000)}},
           {"wake_by_value_vs_poll", &run_test<wake_by_value_vs_poll>,
+           {search::context_bound(3), search::random(100000)}},
+          {"join_take_vs_complete", &run_test<join_take_vs_complete>,
            {search::context_bound(3), search::random(100000)}},
       });
 }

@@ -122,8 +122,7 @@ class [[nodiscard]] join_handle {
   // `taken`: poll_join handed this handle the output (so nothing is left in the cell to destroy).
   void release_cell(bool taken = false) noexcept {
     if (!cell_) return;
-    cell_->drop_join_interest(taken);
-    std::exchange(cell_, nullptr)->release();
+    std::exchange(cell_, nullptr)->release_join_handle(taken);
   }
 
   // The handle cannot tell which of these emptied it; the message names them all.

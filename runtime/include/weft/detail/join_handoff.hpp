@@ -108,10 +108,11 @@ void drop_join_interest(task_state& state, sync::cell<waker>& waker_slot,
 }
 
 // Join handle gone after poll_join handed it the output (any thread): the task is complete, the
-// output already taken and destroyed; the waker slot is read-only and freed with the cell.
-inline void drop_join_interest_after_take(task_state& state) noexcept {
-  const task_state::word prior = state.drop_join_interest();
-  WEFT_ASSERT(prior & task_state::complete);
+// output already taken and destroyed; the waker slot is read-only and freed with the cell. The
+// handle's reference goes in the same operation: true when it was the last, and the caller
+// frees the cell.
+inline bool drop_join_interest_after_take(task_state& state) noexcept {
+  return state.drop_join_interest_and_reference();
 }
 
 // Completer (owner thread), with the output stored: publishes `complete`, then either destroys

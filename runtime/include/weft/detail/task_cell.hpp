@@ -44,13 +44,14 @@ class task_cell : public task_header {
     return join_handoff::poll_join(state, join_waker_slot, output(), w, out);
   }
 
-  // Join handle gone (any thread): the handle's reference is released by the caller. `taken`:
-  // poll_join already handed the handle the output.
-  void drop_join_interest(bool taken) noexcept {
+  // Join handle gone (any thread), with the handle's reference. `taken`: poll_join already
+  // handed the handle the output; then one atomic operation drops both.
+  void release_join_handle(bool taken) noexcept {
     if (taken) {
-      join_handoff::drop_join_interest_after_take(state);
+      if (join_handoff::drop_join_interest_after_take(state)) delete this;
     } else {
       join_handoff::drop_join_interest(state, join_waker_slot, output());
+      release();
     }
   }
 

@@ -257,6 +257,20 @@ class task_state {
     }
   }
 
+  // Joiner that took the output (the task is complete): drops its interest and the handle's
+  // reference in one read-modify-write, where drop_join_interest and ref_dec would take two.
+  // join_interest is set, so subtracting it clears that bit alone. Returns true when this was the
+  // last reference: the caller deallocates.
+  bool drop_join_interest_and_reference() noexcept {
+    // acq_rel: as ref_dec (the last owner sees every other owner's writes) and as
+    // drop_join_interest (the output was read before the completer may free the cell).
+    const word prior = word_.fetch_sub(join_interest + ref_one, std::memory_order_acq_rel);
+    WEFT_ASSERT(prior & join_interest);
+    WEFT_ASSERT(prior & complete);
+    WEFT_ASSERT(refs_of(prior) > 0);
+    return refs_of(prior) == 1;
+  }
+
   // --- references ---------------------------------------------------------------------------
   void ref_inc() noexcept {
     // relaxed: the caller already holds a reference, so the cell cannot be freed concurrently.
