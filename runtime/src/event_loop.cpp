@@ -116,10 +116,8 @@ event_loop::shutdown_report event_loop::shutdown() {
 
 // ---- ownership and task bookkeeping -------------------------------------------------------------
 
-void event_loop::check_owner(const char* what) const {
-  if (!shared_->on_owner_thread()) {
-    throw usage_error(std::string("event_loop::") + what + " called off the loop's own thread");
-  }
+void event_loop::throw_not_owner(const char* what) {
+  throw usage_error(std::string("event_loop::") + what + " called off the loop's own thread");
 }
 
 void event_loop::adopt_spawned(detail::task_header* cell) noexcept {

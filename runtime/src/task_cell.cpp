@@ -13,12 +13,6 @@
 
 namespace weft::detail {
 
-namespace {
-struct current_task_tag;
-using current_task_slot = platform::thread_slot<task_header, current_task_tag>;
-}  // namespace
-
-task_header* current_task() noexcept { return current_task_slot::get(); }
 
 task_header::task_header(task_owner* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept
     : runnable(runnable_kind::task_poll),

@@ -307,7 +307,10 @@ class event_loop {
   }
   timer_id add_user_timer(duration delay, duration period, user_timer* timer);
 
-  void check_owner(const char* what) const;
+  void check_owner(const char* what) const {
+    if (!shared_->on_owner_thread()) [[unlikely]] throw_not_owner(what);
+  }
+  [[noreturn]] static void throw_not_owner(const char* what);
   static std::size_t checked_capacity(std::size_t capacity);
   void adopt_spawned(detail::task_header* cell) noexcept;
   void task_finished(detail::task_header* cell) noexcept;

@@ -39,6 +39,7 @@
 #include <weft/join_error.hpp>
 #include <weft/platform/flavor.hpp>
 #include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
 #include <weft/waker.hpp>
 
 namespace weft::detail {
@@ -212,7 +213,10 @@ static_assert(platform::flavor != platform::flavor_kind::real || sizeof(void*) !
                   sizeof(task_header) <= task_header_bytes_max,
               "task_header grew: every task pays for it; raise task_header_bytes_max deliberately");
 
-// The task being polled on the calling thread, or null outside polls.
-task_header* current_task() noexcept;
+// The task being polled on the calling thread, or null outside polls. Inline: every leaf await
+// asks for it.
+struct current_task_tag;
+using current_task_slot = platform::thread_slot<task_header, current_task_tag>;
+inline task_header* current_task() noexcept { return current_task_slot::get(); }
 
 }  // namespace weft::detail
