@@ -13,7 +13,6 @@
 
 namespace weft::detail {
 
-
 task_header::task_header(task_owner* owner, std::uint32_t id, std::coroutine_handle<> root) noexcept
     : runnable(runnable_kind::task_poll),
       id_(id),
