@@ -118,12 +118,14 @@ struct model_cell {
     loop.completions.fetch_add(1, std::memory_order_relaxed);  // owner thread; after() reads it
   }
   void release() noexcept {
+    if (state.ref_dec()) deallocate();
+  }
+  // The last reference is gone (whichever owner dropped it).
+  void deallocate() noexcept {
     model_loop& l = loop;
-    if (state.ref_dec()) {
-      frame.with_mut([](int& f) { f = -1; });  // the destructor touches the frame
-      delete this;
-      l.deallocations.fetch_add(1, std::memory_order_relaxed);  // read in after()
-    }
+    frame.with_mut([](int& f) { f = -1; });  // the destructor touches the frame
+    delete this;
+    l.deallocations.fetch_add(1, std::memory_order_relaxed);  // read in after()
   }
 };
 
@@ -139,12 +141,7 @@ void take_and_drop_join_handle(model_cell* t) {
   std::optional<task_output> out;
   join_handoff::take_output(t->output, out);
   RL_ASSERT(out.has_value() && *out != nullptr);
-  model_loop& l = t->loop;
-  if (join_handoff::drop_join_interest_after_take(t->state)) {
-    t->frame.with_mut([](int& f) { f = -1; });  // the destructor touches the frame
-    delete t;
-    l.deallocations.fetch_add(1, std::memory_order_relaxed);  // read in after()
-  }
+  if (join_handoff::drop_join_interest_after_take(t->state)) t->deallocate();
 }
 
 // The owner: runs queued polls until the task completed (a lost wake makes this spin forever).
