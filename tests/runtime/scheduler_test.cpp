@@ -185,6 +185,20 @@ TEST(scheduler_placement, spawn_anywhere_spreads_over_the_workers) {
   for (std::size_t w = 0; w < per_worker.size(); ++w) EXPECT_GT(per_worker[w], 0) << "worker " << w << " got nothing";
 }
 
+TEST(scheduler_placement, a_blocking_join_leaves_a_hint_that_the_next_placement_consumes) {
+  auto rt = weft::runtime::builder().workers(2).build();
+  weft::detail::last_joined_owner_slot::set(nullptr);
+  auto h = rt.worker_scheduler(1).spawn(
+      []() -> weft::task<weft::detail::task_owner*> { co_return weft::detail::current_task()->owner(); });
+  auto ran_on = h.join();
+  ASSERT_TRUE(ran_on);
+  ASSERT_NE(*ran_on, nullptr);
+  EXPECT_EQ(weft::detail::last_joined_owner_slot::get(), *ran_on);  // worker_picker.hpp, rule 1
+  auto next = rt.scheduler().spawn_anywhere([]() -> weft::task<int> { co_return 1; });
+  EXPECT_EQ(weft::detail::last_joined_owner_slot::get(), nullptr);  // one placement only
+  EXPECT_EQ(next.join().value(), 1);
+}
+
 TEST(scheduler_placement, spawn_everywhere_reaches_every_worker_exactly_once) {
   auto rt = weft::runtime::builder().workers(4).build();
   const auto threads = worker_threads(rt);

@@ -130,6 +130,27 @@ TEST(driver, a_notify_from_another_thread_wakes_a_blocked_wait) {
   other.join();
 }
 
+TEST(driver, activity_is_running_outside_a_wait_and_other_while_its_owner_sleeps) {
+  platform::driver d;
+  EXPECT_EQ(d.activity(), platform::owner_activity::running);
+  EXPECT_EQ(d.owner_cpu(), -1);  // it has not waited yet
+  std::atomic<bool> returned{false};
+  std::thread owner([&] {
+    d.wait(std::nullopt);
+    returned = true;
+  });
+  // Past its spin (park_spin_budget) the owner sleeps in the kernel.
+  const auto limit = platform::clock::now() + 10s;
+  while (d.activity() != platform::owner_activity::other && !returned && platform::clock::now() < limit) {
+    std::this_thread::sleep_for(100us);
+  }
+  EXPECT_EQ(d.activity(), platform::owner_activity::other);
+  EXPECT_GE(d.owner_cpu(), 0);  // recorded when its wait began
+  d.notify();
+  owner.join();
+  EXPECT_EQ(d.activity(), platform::owner_activity::running);  // the wait consumed the token
+}
+
 // ---- clock ---------------------------------------------------------------------------------------
 
 TEST(clock, now_never_goes_backwards) {

@@ -104,7 +104,9 @@ class [[nodiscard]] join_handle {
         ~release_guard() { p->release(); }
       } guard{parker};
       const waker w = parker->make_waker();
+      detail::task_owner* const ran_on = cell_->owner();
       while (!poll_ready(w)) parker->park();
+      detail::last_joined_owner_slot::set(ran_on);  // a placement hint (worker_picker.hpp)
     }
     if (!result_) throw usage_error(std::string("joining ") + empty_handle_state);
     return await_resume();

@@ -28,6 +28,7 @@
 #include <weft/detail/blocking_pool.hpp>
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/task_counter.hpp>
+#include <weft/detail/worker_picker.hpp>
 #include <weft/event_loop.hpp>
 #include <weft/platform/fault.hpp>
 #include <weft/platform/sync.hpp>
@@ -94,10 +95,22 @@ class runtime_core {
     return worker_cpus_[index];
   }
 
-  // A worker for spawn_anywhere: round robin (a function of submission order only).
+  // A worker for spawn_anywhere (worker_picker.hpp): an idle, awake one, else round robin.
   std::size_t pick_worker() noexcept {
-    // relaxed: only the spread matters, no data is published through the counter.
-    return next_worker_.fetch_add(1, std::memory_order_relaxed) % endpoints_.size();
+    struct view {
+      const std::vector<endpoint>& workers;
+      const task_owner* joined;  // compared, never dereferenced
+      int caller_cpu;
+      platform::owner_activity activity(std::size_t w) const noexcept { return workers[w].shared->driver.activity(); }
+      bool joined_from(std::size_t w) const noexcept { return workers[w].shared == joined; }
+      bool on_caller_cpu(std::size_t w) const noexcept {
+        return caller_cpu >= 0 && workers[w].shared->driver.owner_cpu() == caller_cpu;
+      }
+    };
+    // The join hint counts for this one placement only.
+    const task_owner* const joined = last_joined_owner_slot::get();
+    if (joined != nullptr) last_joined_owner_slot::set(nullptr);
+    return picker_.pick(endpoints_.size(), view{endpoints_, joined, platform::current_cpu()});
   }
 
   // The worker the calling thread is, if it is one of ours.
@@ -154,7 +167,7 @@ class runtime_core {
 
   sync::atomic<bool> admitting_{false};
   sync::atomic<bool> stop_requested_{false};
-  sync::atomic<std::size_t> next_worker_{0};
+  worker_picker picker_;
   task_counter tasks_;
 
   // The workers' lifecycle, under lifecycle_lock_: the startup handshake, their exits, the

@@ -12,6 +12,7 @@
 #include <cstddef>
 
 #include <weft/platform/sync.hpp>
+#include <weft/platform/thread.hpp>
 
 namespace weft {
 class event_loop;
@@ -59,5 +60,11 @@ class task_owner {
  private:
   sync::atomic<std::size_t> refs_{1};
 };
+
+// The owner of the task whose output the calling thread's last blocking join took
+// (join_handle::join), until the thread's next spawn placement reads it (worker_picker.hpp): the
+// worker that just finished work for this thread. Compared, never dereferenced.
+struct last_joined_owner_tag;
+using last_joined_owner_slot = platform::thread_slot<task_owner, last_joined_owner_tag>;
 
 }  // namespace weft::detail

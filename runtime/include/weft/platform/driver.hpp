@@ -5,6 +5,11 @@
 //   driver(const driver_options&)       may throw io_unavailable_error (io_uring required, absent)
 //   void wait(optional<instant>)        owner: block until notify(), a completion, or the deadline
 //   void notify()                       any thread: make the current or next wait() return
+//   owner_activity activity()           any thread, a hint (owner_activity.hpp): running,
+//                                       spinning idle in wait(), or other; flavors whose wait
+//                                       never spins answer `other`
+//   int owner_cpu()                     any thread, a hint: the CPU the owner last began to wait
+//                                       on; -1 when unknown (always, outside `real`)
 //   void submit(io_operation&)          owner: start an operation; it completes exactly once
 //   void cancel(io_operation&)          owner: ask an in-flight operation to stop early; it still
 //                                       completes (with -ECANCELED, or its result if it won the race)
@@ -39,6 +44,7 @@
 
 #include <weft/platform/flavor.hpp>
 #include <weft/platform/io_request.hpp>
+#include <weft/platform/owner_activity.hpp>
 
 #if defined(WEFT_FLAVOR_REAL)
 #include <weft/platform/real/driver.hpp>

@@ -12,6 +12,7 @@
 
 #include <weft/platform/clock.hpp>
 #include <weft/platform/io_request.hpp>
+#include <weft/platform/owner_activity.hpp>
 #include <weft/platform/parker.hpp>
 
 namespace weft::platform {
@@ -31,6 +32,9 @@ class parker_driver {
   }
   // Any thread.
   void notify() { parker_.unpark(); }
+  // Any thread, a hint (driver.hpp): not tracked here.
+  owner_activity activity() const noexcept { return owner_activity::other; }
+  int owner_cpu() const noexcept { return -1; }
 
   // I/O half (owner thread). A refused submission still completes exactly once, at the next poll.
   void submit(io_operation& op) {

@@ -4,7 +4,8 @@
 // thread in model); platform::thread_slot<T, Tag> is a per-thread pointer (thread_local in real,
 // fiber-local in sim) — never use `thread_local` directly above the seam, because simulated
 // threads share one OS thread. platform::current_thread_id() is a small sequential number, the
-// same from run to run in the simulator (never an OS id or an address).
+// same from run to run in the simulator (never an OS id or an address). platform::current_cpu()
+// is the CPU the calling thread runs on, a hint (-1: unknown, as in sim and model).
 #pragma once
 
 #include <weft/platform/flavor.hpp>

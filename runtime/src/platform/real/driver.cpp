@@ -4,6 +4,7 @@
 #include <string>
 
 #include <weft/platform/real/driver.hpp>
+#include <weft/platform/thread.hpp>
 
 #include "backends.hpp"
 
@@ -52,30 +53,30 @@ driver::~driver() = default;
 void driver::wait(std::optional<instant> deadline) {
   backend_->flush();
   if (spin(deadline)) return;
-  std::uint32_t expected = empty;
-  // acquire on failure: the only other value is `notified`, whose writes we must see (pairs with
-  // notify()'s release). On success, relaxed would do; both acquire keeps compilers content.
-  if (!state_.compare_exchange_strong(expected, sleeping, std::memory_order_acquire,
-                                      std::memory_order_acquire)) {
-    state_.store(empty, std::memory_order_relaxed);  // consume the token we already acquired
-    return;
-  }
+  if (leave_or_consume(spinning, sleeping)) return;
   backend_->block(deadline);
   // acquire: pairs with notify()'s release when a token arrived meanwhile (consumed here).
   (void)state_.exchange(empty, std::memory_order_acquire);
 }
 
 // Polls for a token or a completion before the owner sleeps: a wake that arrives within the
-// spin costs no system call on either side (spin_policy, parker.hpp).
+// spin costs no system call on either side (spin_policy, parker.hpp). Returns true when the wait
+// is over (a token consumed, or a completion ready), with the state back at `empty`; false with
+// the state at `spinning`.
 bool driver::spin(std::optional<instant> deadline) {
   if (try_consume_token() || backend_->has_completions()) return true;
-  return spin_.spin(
-      [this] {
+  owner_cpu_.store(current_cpu(), std::memory_order_relaxed);  // a hint for placement
+  if (leave_or_consume(empty, spinning)) return true;
+  bool token = false;
+  const bool over = spin_.spin(
+      [this, &token] {
         // relaxed: a hint; try_consume_token() does the acquire.
-        return (state_.load(std::memory_order_relaxed) == notified && try_consume_token()) ||
-               backend_->has_completions();
+        token = state_.load(std::memory_order_relaxed) == notified && try_consume_token();
+        return token || backend_->has_completions();
       },
       deadline);
+  if (over && !token) (void)leave_or_consume(spinning, empty);  // a completion ended the spin
+  return over;
 }
 
 }  // namespace weft::platform

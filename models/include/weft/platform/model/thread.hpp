@@ -27,7 +27,9 @@ inline std::uint64_t current_thread_id() noexcept { return std::uint64_t{rl::thr
 // is irrelevant under the checker.
 inline unsigned hardware_concurrency() noexcept { return 1; }
 
-// CPU placement is not modelled: one CPU, and pinning to it succeeds.
+// CPU placement is not modelled: one CPU, and pinning to it succeeds; which CPU a thread is on
+// is unknown (-1).
+inline int current_cpu() noexcept { return -1; }
 inline std::vector<unsigned> allowed_cpus() { return {0}; }
 inline int pin_current_thread(unsigned cpu) noexcept { return cpu == 0 ? 0 : EINVAL; }
 

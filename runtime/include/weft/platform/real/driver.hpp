@@ -1,14 +1,19 @@
 // weft/platform/real/driver.hpp — the production driver: a wake token in front of an OS backend.
 //
 // Invariants (token states, as in parker.hpp):
-//   empty     no wake pending, owner not asleep in the kernel
+//   empty     no wake pending, owner running (outside wait())
+//   spinning  no wake pending, owner idle in wait()'s spin: awake, and it sees a token there
 //   sleeping  the owner is in (or about to enter) backend->block()
 //   notified  a wake is pending; the owner's next wait() consumes it and returns
 //   * notify() always leaves `notified`; it calls backend->wake() (a system call) only when it
 //     replaced `sleeping`, so a notify while the owner runs or spins costs one atomic exchange.
-//   * The owner moves empty->sleeping by CAS before blocking and back by exchange after; a wake()
-//     posted before the owner enters the kernel is an event the kernel keeps (a CQE, an eventfd
-//     count), so block() returns at once: no lost wake-up.
+//   * Only the owner moves out of empty, spinning and sleeping, each by CAS or exchange, so a
+//     concurrent `notified` is never overwritten: empty->spinning when its spin starts,
+//     spinning->empty when a completion ends it, spinning->sleeping before blocking and back to
+//     empty by exchange after. A wake() posted before the owner enters the kernel is an event the
+//     kernel keeps (a CQE, an eventfd count), so block() returns at once: no lost wake-up.
+//   * Other threads read the state only as a hint (activity(): spawn placement looks for an idle
+//     worker it can reach without a system call); no correctness rests on that read.
 //   * backend_ is set at construction and never changes; only wake() is called off the owner.
 #pragma once
 
@@ -18,6 +23,7 @@
 
 #include <weft/platform/clock.hpp>
 #include <weft/platform/io_request.hpp>
+#include <weft/platform/owner_activity.hpp>
 #include <weft/platform/parker.hpp>
 #include <weft/platform/real/driver_backend.hpp>
 #include <weft/platform/sync.hpp>
@@ -42,6 +48,21 @@ class driver {
     if (state_.exchange(notified, std::memory_order_release) == sleeping) backend_->wake();
   }
 
+  // Any thread, a hint: the CPU the owner ran on when it last began to wait (-1: not yet).
+  int owner_cpu() const noexcept {
+    // relaxed: a placement hint; nothing is read through it.
+    return owner_cpu_.load(std::memory_order_relaxed);
+  }
+  // Any thread, a hint (owner_activity.hpp).
+  owner_activity activity() const noexcept {
+    // relaxed: a placement hint; nothing is read through it.
+    switch (state_.load(std::memory_order_relaxed)) {
+      case empty: return owner_activity::running;
+      case spinning: return owner_activity::spinning;
+      default: return owner_activity::other;
+    }
+  }
+
   void submit(io_operation& op) { backend_->submit(op); }
   void cancel(io_operation& op) { backend_->cancel(op); }
   std::int64_t execute(const io_request& r) { return backend_->execute(r); }
@@ -59,6 +80,7 @@ class driver {
   static constexpr std::uint32_t empty = 0;
   static constexpr std::uint32_t sleeping = 1;
   static constexpr std::uint32_t notified = 2;
+  static constexpr std::uint32_t spinning = 3;
 
   bool try_consume_token() noexcept {
     std::uint32_t expected = notified;
@@ -66,12 +88,26 @@ class driver {
     return state_.compare_exchange_strong(expected, empty, std::memory_order_acquire,
                                           std::memory_order_relaxed);
   }
+  // Owner: leave `from` (its own state: empty or spinning) for `to`, or consume the token a
+  // notify() put there meanwhile. True when a token was consumed.
+  bool leave_or_consume(std::uint32_t from, std::uint32_t to) noexcept {
+    std::uint32_t expected = from;
+    // acquire on failure: the only other value is `notified`, whose writes we must see (pairs
+    // with notify()'s release); success publishes nothing. Both acquire keeps compilers content.
+    if (state_.compare_exchange_strong(expected, to, std::memory_order_acquire, std::memory_order_acquire)) {
+      return false;
+    }
+    WEFT_ASSERT(expected == notified);
+    state_.store(empty, std::memory_order_relaxed);  // consume the token we already acquired
+    return true;
+  }
   bool spin(std::optional<instant> deadline);
 
   std::unique_ptr<driver_backend> backend_;
   std::optional<io_unavailable> fallback_reason_;
   spin_policy spin_{loop_park_spin_quiet};  // owner only
   sync::atomic<std::uint32_t> state_{empty};
+  sync::atomic<int> owner_cpu_{-1};  // written by the owner only
 };
 
 // The simulator's buffer-lifetime check (driver.hpp); production checks nothing and pays nothing.

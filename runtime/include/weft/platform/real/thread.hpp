@@ -36,6 +36,10 @@ inline std::uint64_t current_thread_id() noexcept {
   return id;
 }
 
+// The CPU the calling thread runs on now, or -1 when the OS does not say: a hint, stale as soon
+// as the kernel moves the thread.
+inline int current_cpu() noexcept { return sched_getcpu(); }
+
 // Logical cores the flavor offers (the default worker count of a runtime).
 inline unsigned hardware_concurrency() noexcept {
   const unsigned n = std::thread::hardware_concurrency();  // seam-ok: the seam

@@ -18,6 +18,7 @@
 
 #include <weft/platform/clock.hpp>
 #include <weft/platform/io_request.hpp>
+#include <weft/platform/owner_activity.hpp>
 #include <weft/platform/source_location.hpp>
 
 namespace weft::sim::io {
@@ -42,6 +43,10 @@ class driver {
   void wait(std::optional<instant> deadline);
   // Any thread.
   void notify();
+  // Any thread, a hint (driver.hpp): not tracked, so placement in the simulator is round-robin,
+  // a function of submission order alone (a simulated loop never spins in wait()).
+  owner_activity activity() const noexcept { return owner_activity::other; }
+  int owner_cpu() const noexcept { return -1; }
 
   // I/O half (owner thread).
   void submit(io_operation& op, source_location loc = source_location::current());

@@ -22,6 +22,9 @@ namespace weft::platform {
 
 inline std::uint64_t current_thread_id() noexcept { return sim::detail::current_fiber_id(); }
 
+// Unknown (-1): the simulator models no CPU placement.
+inline int current_cpu() noexcept { return -1; }
+
 // The simulated machine's core count (a run option).
 inline unsigned hardware_concurrency() noexcept { return sim::detail::cores(); }
 
