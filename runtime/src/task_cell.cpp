@@ -22,8 +22,13 @@ task_header::task_header(task_owner* owner, std::uint32_t id, std::coroutine_han
   owner_->ref_inc();
 }
 
-void task_header::mark_spawned() noexcept {
-  if (owner_->counter) owner_->counter->started();
+void task_header::mark_spawned(task_counter::admission_hold* hold) noexcept {
+  if (hold != nullptr) {
+    WEFT_ASSERT(owner_->counter == &hold->counter());  // the runtime that admitted it counts it
+    hold->hand_over();
+  } else if (owner_->counter) {
+    owner_->counter->started();
+  }
   WEFT_TRACE_TASK(spawned, this);
 }
 

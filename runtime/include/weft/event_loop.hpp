@@ -44,6 +44,7 @@
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/runnable.hpp>
 #include <weft/detail/task_cell.hpp>
+#include <weft/detail/task_counter.hpp>
 #include <weft/detail/timer_heap.hpp>
 #include <weft/join_handle.hpp>
 #include <weft/platform/clock.hpp>
@@ -86,9 +87,11 @@ template <class W>
 concept spawnable = task_factory<std::decay_t<W>> || is_task<std::decay_t<W>>::value;
 
 // The cell of a new task: takes over a task's frame, or keeps a factory for the first poll.
-// Null when there is nothing to run (an empty task<T>).
+// Null when there is nothing to run (an empty task<T>). `hold`: the submission's admission hold,
+// which the task's count takes over (task_header::mark_spawned).
 template <class W>
-task_cell<spawn_value_t<W>>* make_task_cell(task_owner* owner, std::uint32_t id, W&& work) {
+task_cell<spawn_value_t<W>>* make_task_cell(task_owner* owner, std::uint32_t id, W&& work,
+                                            task_counter::admission_hold* hold = nullptr) {
   task_cell<spawn_value_t<W>>* cell = nullptr;
   if constexpr (is_task<std::decay_t<W>>::value) {
     if (!work.valid()) return nullptr;
@@ -96,7 +99,7 @@ task_cell<spawn_value_t<W>>* make_task_cell(task_owner* owner, std::uint32_t id,
   } else {
     cell = new factory_cell<std::decay_t<W>>(owner, id, std::forward<W>(work));  // may throw: nothing counted
   }
-  cell->mark_spawned();
+  cell->mark_spawned(hold);
   return cell;
 }
 struct loop_thread_record;
@@ -140,13 +143,13 @@ class event_loop {
   auto spawn(F&& factory) {
     return spawn_work(std::forward<F>(factory));
   }
-  // spawn() of either a task<T> or a factory (detail::spawnable).
+  // spawn() of either a task<T> or a factory (detail::spawnable). `hold`: as make_task_cell's.
   template <class W>
-  join_handle<detail::spawn_value_t<W>> spawn_work(W&& work) {
+  join_handle<detail::spawn_value_t<W>> spawn_work(W&& work, detail::task_counter::admission_hold* hold = nullptr) {
     using T = detail::spawn_value_t<W>;
     check_owner("spawn");
     if (shutting_down_) return join_handle<T>::rejected();
-    detail::task_cell<T>* cell = detail::make_task_cell(shared_, next_task_id_, std::forward<W>(work));
+    detail::task_cell<T>* cell = detail::make_task_cell(shared_, next_task_id_, std::forward<W>(work), hold);
     if (cell == nullptr) return join_handle<T>::rejected();
     if (++next_task_id_ == 0) next_task_id_ = 1;  // 0 means "no id"
     adopt_spawned(cell);
@@ -412,9 +415,10 @@ namespace detail {
 // destroyed unrun on this thread.
 template <class W>
   requires spawnable<W>
-join_handle<spawn_value_t<W>> spawn_remote(loop_shared* target, W&& work) {
+join_handle<spawn_value_t<W>> spawn_remote(loop_shared* target, W&& work,
+                                           task_counter::admission_hold* hold = nullptr) {
   using T = spawn_value_t<W>;
-  task_cell<T>* cell = make_task_cell(target, 0, std::forward<W>(work));
+  task_cell<T>* cell = make_task_cell(target, 0, std::forward<W>(work), hold);
   if (cell == nullptr) return join_handle<T>::rejected();
   cell->set_kind(runnable_kind::task_spawn);
   const remote_inbox::push_result pushed = target->push_user(cell);

@@ -167,10 +167,11 @@ class pool_core {
   template <class W>
   join_handle<spawn_value_t<W>> spawn(priority p, W&& work) {
     using T = spawn_value_t<W>;
-    const task_counter::admission_hold hold(tasks_);  // a drain waits for this spawn from here
+    task_counter::admission_hold hold(tasks_);  // a drain waits for this spawn from here
     if (!admitting()) return join_handle<T>::rejected(queue_error::closed);
     pool_worker* here = current_worker();
-    task_cell<T>* cell = make_task_cell(&owner(p), next_task_id(here), std::forward<W>(work));
+    // The task's count takes the hold over (task_counter.hpp).
+    task_cell<T>* cell = make_task_cell(&owner(p), next_task_id(here), std::forward<W>(work), &hold);
     if (cell == nullptr) return join_handle<T>::rejected(queue_error::closed);
     count_spawn(here);
     admit(cell, here);

@@ -9,7 +9,10 @@
 // drain's close and its first count load, are seq_cst (a store-load pair on each side: acquire
 // and release alone would let both sides read the old value). The count is atomic so the hot paths take no lock; the lock is taken only by a
 // finisher that brought the count to zero, to wake waiters without a lost wake-up: a waiter checks
-// the count under the lock, and the finisher takes that lock before notifying.
+// the count under the lock, and the finisher takes that lock before notifying. A hold handed over
+// to the task cell it admitted (task_header::mark_spawned) becomes that task's count, so an
+// admitted spawn costs one atomic increment instead of an increment for the hold, another for the
+// task and a decrement when the hold ends; the count is held without a gap either way.
 #pragma once
 
 #include <cstddef>
@@ -37,8 +40,9 @@ class task_counter {
       idle_.notify_all();
     }
   }
-  // One count held by a submission from before its admission check until its task cell exists
-  // (which counts itself): see the head of this file.
+  // One count held by a submission from before its admission check until its task cell exists,
+  // which then either counts itself or takes this count over (hand_over): see the head of this
+  // file.
   class admission_hold {
    public:
     explicit admission_hold(task_counter& counter) noexcept : counter_(counter) {
@@ -46,12 +50,23 @@ class task_counter {
       // seq_cst close and count load (the head of this file).
       counter_.live_.fetch_add(1, std::memory_order_seq_cst);
     }
-    ~admission_hold() { counter_.finished(); }
+    ~admission_hold() {
+      if (!handed_over_) counter_.finished();
+    }
     admission_hold(const admission_hold&) = delete;
     admission_hold& operator=(const admission_hold&) = delete;
 
+    task_counter& counter() const noexcept { return counter_; }
+    // The task cell this submission created is counted by this hold from now on: the cell's
+    // completion (finished()) releases it, and the hold's end no longer does.
+    void hand_over() noexcept {
+      WEFT_ASSERT(!handed_over_);
+      handed_over_ = true;
+    }
+
    private:
     task_counter& counter_;
+    bool handed_over_ = false;
   };
 
   std::size_t live() const noexcept {

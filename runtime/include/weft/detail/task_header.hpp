@@ -35,6 +35,7 @@
 
 #include <weft/detail/block_recycler.hpp>
 #include <weft/detail/runnable.hpp>
+#include <weft/detail/task_counter.hpp>
 #include <weft/detail/task_state.hpp>
 #include <weft/join_error.hpp>
 #include <weft/platform/flavor.hpp>
@@ -88,8 +89,9 @@ class task_header : public runnable {
 
   // Once the whole cell is built (make_task_cell): the task exists from here on — counted in its
   // runtime's task count until it completes. (Not in the constructor: a factory whose move
-  // throws in a derived constructor must leave nothing counted.)
-  void mark_spawned() noexcept;
+  // throws in a derived constructor must leave nothing counted.) `hold`: the submission's
+  // admission hold on that count, which the task takes over instead of counting itself.
+  void mark_spawned(task_counter::admission_hold* hold = nullptr) noexcept;
 
   // runnable: one poll on the owner thread, consuming the queue entry's reference.
   void run() override;

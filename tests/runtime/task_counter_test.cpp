@@ -1,0 +1,51 @@
+// task_counter_test.cpp — the runtime's count of unfinished tasks and a submission's admission
+// hold (task_counter.hpp): a hold that ends releases its count; one handed over to the task it
+// admitted stays until that task finishes.
+#include <weft/detail/task_counter.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+namespace {
+
+using weft::detail::task_counter;
+
+TEST(task_counter, a_hold_counts_until_it_ends) {
+  task_counter counter;
+  {
+    task_counter::admission_hold hold(counter);
+    EXPECT_EQ(counter.live(), 1u);
+  }
+  EXPECT_EQ(counter.live(), 0u);
+  EXPECT_TRUE(counter.wait_idle(std::nullopt));
+}
+
+TEST(task_counter, a_handed_over_hold_is_the_tasks_count_until_it_finishes) {
+  task_counter counter;
+  {
+    task_counter::admission_hold hold(counter);
+    hold.hand_over();
+  }
+  EXPECT_EQ(counter.live(), 1u);  // the task is still unfinished
+  EXPECT_FALSE(counter.wait_idle(weft::platform::clock::now() + std::chrono::milliseconds(1)));
+  counter.finished();  // the task completes
+  EXPECT_EQ(counter.live(), 0u);
+  EXPECT_TRUE(counter.wait_idle(std::nullopt));
+}
+
+TEST(task_counter, tasks_counted_by_themselves_and_by_handed_over_holds_add_up) {
+  task_counter counter;
+  counter.started();  // a task spawned without a hold (a loop's own spawn)
+  {
+    task_counter::admission_hold hold(counter);
+    EXPECT_EQ(counter.live(), 2u);
+    hold.hand_over();
+  }
+  EXPECT_EQ(counter.live(), 2u);
+  counter.finished();
+  counter.finished();
+  EXPECT_EQ(counter.live(), 0u);
+}
+
+}  // namespace
