@@ -95,17 +95,23 @@ class [[nodiscard]] join_handle {
   // thread that must poll the task (that would deadlock) while it is still unfinished.
   output_type join() {
     if (!result_ && cell_) {
-      if (!is_finished() && detail::on_owner_thread(cell_->owner())) {
-        throw usage_error("join_handle::join() on the task's own loop thread would deadlock; co_await it");
-      }
-      detail::thread_waker_state* parker = detail::thread_waker_state::create();
-      struct release_guard {
-        detail::thread_waker_state* p;
-        ~release_guard() { p->release(); }
-      } guard{parker};
-      const waker w = parker->make_waker();
       detail::task_owner* const ran_on = cell_->owner();
-      while (!poll_ready(w)) parker->park();
+      if (is_finished()) {
+        // Finished: the output is taken without registering a waker, so nothing to park on.
+        const bool taken = poll_ready(waker());
+        WEFT_ASSERT(taken);
+      } else {
+        if (detail::on_owner_thread(ran_on)) {
+          throw usage_error("join_handle::join() on the task's own loop thread would deadlock; co_await it");
+        }
+        detail::thread_waker_state* parker = detail::thread_waker_state::create();
+        struct release_guard {
+          detail::thread_waker_state* p;
+          ~release_guard() { p->release(); }
+        } guard{parker};
+        const waker w = parker->make_waker();
+        while (!poll_ready(w)) parker->park();
+      }
       detail::last_joined_owner_slot::set(ran_on);  // a placement hint (worker_picker.hpp)
     }
     if (!result_) throw usage_error(std::string("joining ") + empty_handle_state);
