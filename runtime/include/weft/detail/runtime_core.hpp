@@ -97,20 +97,10 @@ class runtime_core {
 
   // A worker for spawn_anywhere (worker_picker.hpp): an idle, awake one, else round robin.
   std::size_t pick_worker() noexcept {
-    struct view {
-      const std::vector<endpoint>& workers;
-      const task_owner* joined;  // compared, never dereferenced
-      int caller_cpu;
-      platform::owner_activity activity(std::size_t w) const noexcept { return workers[w].shared->driver.activity(); }
-      bool joined_from(std::size_t w) const noexcept { return workers[w].shared == joined; }
-      bool on_caller_cpu(std::size_t w) const noexcept {
-        return caller_cpu >= 0 && workers[w].shared->driver.owner_cpu() == caller_cpu;
-      }
-    };
     // The join hint counts for this one placement only.
     const task_owner* const joined = last_joined_owner_slot::get();
     if (joined != nullptr) last_joined_owner_slot::set(nullptr);
-    return picker_.pick(endpoints_.size(), view{endpoints_, joined, platform::current_cpu()});
+    return picker_.pick(endpoints_.size(), placement_view{endpoints_, joined});
   }
 
   // The worker the calling thread is, if it is one of ours.
@@ -156,6 +146,20 @@ class runtime_core {
   void orphan() noexcept;
 
  private:
+  // What worker_picker asks about the workers, for one pick.
+  struct placement_view {
+    static constexpr int cpu_not_asked = -2;  // current_cpu() answers -1 when it cannot tell
+    const std::vector<endpoint>& workers;
+    const task_owner* joined;                // compared, never dereferenced
+    mutable int caller_cpu = cpu_not_asked;  // asked only once some worker is a candidate
+    platform::owner_activity activity(std::size_t w) const noexcept { return workers[w].shared->driver.activity(); }
+    bool joined_from(std::size_t w) const noexcept { return workers[w].shared == joined; }
+    bool on_caller_cpu(std::size_t w) const noexcept {
+      if (caller_cpu == cpu_not_asked) caller_cpu = platform::current_cpu();
+      return caller_cpu >= 0 && workers[w].shared->driver.owner_cpu() == caller_cpu;
+    }
+  };
+
   void worker_main(const std::shared_ptr<runtime_core>& self, std::size_t index);
   void worker_exited();
   std::uint64_t close_pools();

@@ -65,7 +65,10 @@ void driver::wait(std::optional<instant> deadline) {
 // the state at `spinning`.
 bool driver::spin(std::optional<instant> deadline) {
   if (try_consume_token() || backend_->has_completions()) return true;
-  owner_cpu_.store(current_cpu(), std::memory_order_relaxed);  // a hint for placement
+  // A hint for placement, stored only when it changes: spawners read this line.
+  if (const int cpu = current_cpu(); cpu != owner_cpu_.load(std::memory_order_relaxed)) {
+    owner_cpu_.store(cpu, std::memory_order_relaxed);  // relaxed: nothing is read through it
+  }
   if (leave_or_consume(empty, spinning)) return true;
   bool token = false;
   const bool over = spin_.spin(
