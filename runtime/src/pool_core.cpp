@@ -32,6 +32,11 @@ telemetry_sink& pool_priority_owner::telemetry() const noexcept { return core_->
 
 void pool_priority_owner::last_reference_dropped() noexcept { core_->core_ref_release(); }
 
+std::size_t* pool_priority_owner::stash_of_this_thread() noexcept {
+  pool_worker* w = pool_worker_slot::get();
+  return w != nullptr && &w->pool == core_ ? &w->owner_reference_stash[index_of(priority_)] : nullptr;
+}
+
 // --- pool_core: construction and lifetime -----------------------------------------------------
 
 pool_core::pool_core(pool_config config) : config_(std::move(config)) {
@@ -212,6 +217,11 @@ void pool_core::worker_main(pool_worker& w) noexcept {
   }
   coop_budget_slot::set(nullptr);
   pool_worker_slot::set(nullptr);
+  // The stashed owner references go back before the pool may let go of its owners (it does after
+  // joining this thread); frees on this thread from now on count directly.
+  for (std::size_t p = 0; p < priority_count; ++p) {
+    if (const std::size_t n = std::exchange(w.owner_reference_stash[p], 0)) owners_[p].release_references(n);
+  }
 }
 
 void pool_core::run(pool_worker& w, runnable* r) noexcept {

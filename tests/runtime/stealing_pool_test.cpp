@@ -413,3 +413,29 @@ TEST(StealingPool, StatsCountParksAndWakesAndStayZeroWhenOff) {
 }
 
 }  // namespace
+
+// Workers keep stashes of owner references (task_owner.hpp): every reference must still be
+// counted, so the pool's core goes exactly when the last handle does, after the pool is gone.
+TEST(StealingPool, TheCoreOutlivesThePoolUntilItsLastHandleGoes) {
+  auto sink = std::make_shared<weft_test::recording_sink>();
+  constexpr int kept_count = 300;  // more than a stash holds: stashes fill, spill and refill
+  std::vector<weft::join_handle<int>> kept;
+  {
+    auto pool = stealing_pool::builder().workers(2).telemetry(sink).build();
+    kept = pool.block_on([&pool]() -> task<std::vector<weft::join_handle<int>>> {
+      std::vector<weft::join_handle<int>> handles;
+      for (int i = 0; i < kept_count; ++i) {
+        handles.push_back(pool.spawn([i]() -> task<int> { co_return i; }));
+        // Detached ones are freed where they complete, on a worker: back into its stash.
+        pool.spawn([]() -> task<void> { co_return; }).detach();
+      }
+      co_return handles;
+    }());
+    EXPECT_EQ(pool.drain(), weft::drain_outcome::drained);  // every task finishes, detached ones too
+    EXPECT_TRUE(std::move(pool).stop().is_complete());
+  }
+  EXPECT_GT(sink.use_count(), 1);  // the handles' cells hold the owners, the owners the core
+  for (int i = 0; i < kept_count; ++i) EXPECT_EQ(kept[static_cast<std::size_t>(i)].join().value(), i);
+  kept.clear();
+  EXPECT_EQ(sink.use_count(), 1);  // the last reference freed the core
+}

@@ -7,10 +7,23 @@
 //
 // The reference count lives here, inline (a spawn and a free each touch it); what happens on the
 // last release is the owner's own business (last_reference_dropped).
+//
+// A stealing pool's owner is shared by all its workers, and one count every spawn and every free
+// increments and decrements moves its cache line between cores at each task. So each pool worker
+// keeps a stash of references of its own (reference_stash()): it takes `owner_reference_batch` in
+// one operation when its stash is empty, hands one out per spawn on that worker and takes one back
+// per free there, without touching the count, and returns any excess above
+// `owner_reference_stash_max` in one operation. Invariants:
+//   * refs_ = the references held (by cells, handles, the pool) + every worker's stash; a stash is
+//     touched only by its worker's thread.
+//   * A worker returns its whole stash when it exits, before the pool lets go of its owners; so
+//     the count reaches zero only when nothing holds a reference and no stash is left, and a
+//     return of excess never reaches zero (the stash keeps `owner_reference_batch`).
 #pragma once
 
 #include <cstddef>
 
+#include <weft/platform/assert.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
 
@@ -24,6 +37,11 @@ namespace weft::detail {
 class task_header;
 class task_counter;
 
+// A pool worker's stash of owner references (the head of this file): filled this many at a time,
+// and given back down to that when it holds more than the maximum.
+inline constexpr std::size_t owner_reference_batch = 64;
+inline constexpr std::size_t owner_reference_stash_max = 2 * owner_reference_batch;
+
 class task_owner {
  public:
   task_owner() noexcept = default;
@@ -31,12 +49,38 @@ class task_owner {
   task_owner& operator=(const task_owner&) = delete;
 
   void ref_inc() noexcept {
+    if (std::size_t* stash = reference_stash()) {
+      if (*stash == 0) {
+        // relaxed: the caller already holds a reference (as below).
+        refs_.fetch_add(owner_reference_batch, std::memory_order_relaxed);
+        *stash = owner_reference_batch;
+      }
+      --*stash;
+      return;
+    }
     // relaxed: the caller already holds a reference.
     refs_.fetch_add(1, std::memory_order_relaxed);
   }
   void release() noexcept {
+    if (std::size_t* stash = reference_stash()) {
+      if (++*stash > owner_reference_stash_max) {
+        const std::size_t excess = *stash - owner_reference_batch;
+        *stash = owner_reference_batch;
+        // acq_rel: as below; never the last (the stash keeps some).
+        const std::size_t prior = refs_.fetch_sub(excess, std::memory_order_acq_rel);
+        WEFT_ASSERT(prior > excess);
+        (void)prior;
+      }
+      return;
+    }
+    release_references(1);
+  }
+  // Drops `n` references at once (a worker's stash as it exits).
+  void release_references(std::size_t n) noexcept {
     // acq_rel: the last owner must see every other owner's writes before tearing down.
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) last_reference_dropped();
+    const std::size_t prior = refs_.fetch_sub(n, std::memory_order_acq_rel);
+    WEFT_ASSERT(prior >= n);
+    if (prior == n) last_reference_dropped();
   }
 
   // Any thread. Queues a poll of `task` (the caller transferred a reference).
@@ -53,11 +97,19 @@ class task_owner {
   task_counter* counter = nullptr;  // set before the owner is shared; counts its tasks
 
  protected:
+  // `stashes`: the owner keeps per-thread reference stashes (stash_of_this_thread).
+  explicit task_owner(bool stashes) noexcept : stashes_(stashes) {}
   ~task_owner() = default;
   // The count reached zero: nothing references the owner any more.
   virtual void last_reference_dropped() noexcept = 0;
+  // The calling thread's stash of references to this owner, or null (only an owner made with
+  // `stashes` is asked).
+  virtual std::size_t* stash_of_this_thread() noexcept { return nullptr; }
 
  private:
+  std::size_t* reference_stash() noexcept { return stashes_ ? stash_of_this_thread() : nullptr; }
+
+  const bool stashes_ = false;
   sync::atomic<std::size_t> refs_{1};
 };
 
