@@ -32,6 +32,11 @@ telemetry_sink& pool_priority_owner::telemetry() const noexcept { return core_->
 
 void pool_priority_owner::last_reference_dropped() noexcept { core_->core_ref_release(); }
 
+std::size_t* pool_priority_owner::unreported_finishes() noexcept {
+  pool_worker* w = pool_worker_slot::get();
+  return w != nullptr && &w->pool == core_ ? &w->unreported_finishes : nullptr;
+}
+
 std::size_t* pool_priority_owner::stash_of_this_thread() noexcept {
   pool_worker* w = pool_worker_slot::get();
   return w != nullptr && &w->pool == core_ ? &w->owner_reference_stash[index_of(priority_)] : nullptr;
@@ -210,11 +215,15 @@ void pool_core::worker_main(pool_worker& w) noexcept {
       run(w, r);
       continue;
     }
+    // Out of work: the tasks that finished here count as finished before this worker spins or
+    // parks (a drain waits for that).
+    report_finishes(w);
     // acquire: pairs with the release store in stop_workers(); everything queued before it was
     // run or is discarded there.
     if (exit_.load(std::memory_order_acquire)) break;
     park(w);
   }
+  report_finishes(w);
   coop_budget_slot::set(nullptr);
   pool_worker_slot::set(nullptr);
   // The stashed owner references go back before the pool may let go of its owners (it does after
@@ -222,6 +231,10 @@ void pool_core::worker_main(pool_worker& w) noexcept {
   for (std::size_t p = 0; p < priority_count; ++p) {
     if (const std::size_t n = std::exchange(w.owner_reference_stash[p], 0)) owners_[p].release_references(n);
   }
+}
+
+void pool_core::report_finishes(pool_worker& w) noexcept {
+  if (const std::size_t n = std::exchange(w.unreported_finishes, 0)) tasks_.finished_many(n);
 }
 
 void pool_core::run(pool_worker& w, runnable* r) noexcept {

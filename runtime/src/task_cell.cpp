@@ -118,9 +118,7 @@ void task_header::drop_unread_output() noexcept {
   destroy_output();
 }
 
-void task_header::count_finished() noexcept {
-  if (owner_->counter) owner_->counter->finished();
-}
+void task_header::count_finished() noexcept { owner_->count_finished(); }
 
 bool on_owner_thread(const task_owner* owner) noexcept { return owner->polls_here(); }
 

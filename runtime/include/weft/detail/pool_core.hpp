@@ -93,6 +93,7 @@ class pool_priority_owner final : public task_owner {
  private:
   void last_reference_dropped() noexcept override;
   std::size_t* stash_of_this_thread() noexcept override;
+  std::size_t* unreported_finishes() noexcept override;
 
   pool_core* core_ = nullptr;
   priority priority_ = priority::normal;
@@ -137,6 +138,8 @@ struct pool_worker {
   // Per priority: references to that level's owner this worker holds for its spawns and frees
   // (task_owner.hpp); returned when the worker exits.
   std::array<std::size_t, priority_count> owner_reference_stash{};
+  // Tasks finished on this worker not yet subtracted from the pool's count (task_counter.hpp).
+  std::size_t unreported_finishes = 0;
 };
 
 class pool_core {
@@ -231,6 +234,7 @@ class pool_core {
   bool any_work_visible() const noexcept;
   void park(pool_worker& w) noexcept;
   void run(pool_worker& w, runnable* r) noexcept;
+  void report_finishes(pool_worker& w) noexcept;
   void push_local(pool_worker& w, std::size_t level, runnable* r) noexcept;
   void push_lifo(pool_worker& w, std::size_t level, runnable* r) noexcept;
   void push_injector(std::size_t level, runnable* r) noexcept;

@@ -13,6 +13,13 @@
 // to the task cell it admitted (task_header::mark_spawned) becomes that task's count, so an
 // admitted spawn costs one atomic increment instead of an increment for the hold, another for the
 // task and a decrement when the hold ends; the count is held without a gap either way.
+//
+// A stealing pool's workers report finished tasks in batches (finished_many): each worker counts
+// the tasks that finish on it and subtracts them at once after `finished_batch` of them, and
+// whenever it finds no work (before it spins or parks) and as it exits. The count is then
+// briefly higher than the number of unfinished tasks, never lower, so a drain that sees zero
+// still finds every task finished; it sees zero at the latest when the last worker with
+// finished tasks runs out of work.
 #pragma once
 
 #include <cstddef>
@@ -24,18 +31,23 @@
 
 namespace weft::detail {
 
+// Finished tasks a pool worker reports in one subtraction at most (task_counter.hpp's head).
+inline constexpr std::size_t finished_batch = 64;
+
 class task_counter {
  public:
   void started() noexcept {
     // relaxed: the count carries no data; waiters re-check it under the lock.
     live_.fetch_add(1, std::memory_order_relaxed);
   }
-  void finished() {
-    // acq_rel: the release orders the task's completion before a waiter's acquire load that
+  void finished() { finished_many(1); }
+  // `n` tasks finished (a pool worker's batch).
+  void finished_many(std::size_t n) {
+    // acq_rel: the release orders the tasks' completion before a waiter's acquire load that
     // sees zero; the acquire keeps the notification after the decrement.
-    const std::size_t prior = live_.fetch_sub(1, std::memory_order_acq_rel);
-    WEFT_ASSERT(prior > 0);
-    if (prior == 1) {
+    const std::size_t prior = live_.fetch_sub(n, std::memory_order_acq_rel);
+    WEFT_ASSERT(prior >= n);
+    if (prior == n) {
       { sync::lock_guard<sync::mutex> hold(lock_); }
       idle_.notify_all();
     }

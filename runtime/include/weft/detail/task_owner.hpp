@@ -22,7 +22,9 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 
+#include <weft/detail/task_counter.hpp>
 #include <weft/platform/assert.hpp>
 #include <weft/platform/sync.hpp>
 #include <weft/platform/thread.hpp>
@@ -83,6 +85,10 @@ class task_owner {
     if (prior == n) last_reference_dropped();
   }
 
+  // The polling thread, once a task of this owner completed: count it finished, at once or, on a
+  // pool worker, in the worker's next batch (task_counter.hpp).
+  void count_finished();
+
   // Any thread. Queues a poll of `task` (the caller transferred a reference).
   virtual void schedule_task(task_header* task) noexcept = 0;
   // Any thread: may the calling thread poll this owner's tasks?
@@ -105,6 +111,9 @@ class task_owner {
   // The calling thread's stash of references to this owner, or null (only an owner made with
   // `stashes` is asked).
   virtual std::size_t* stash_of_this_thread() noexcept { return nullptr; }
+  // The calling thread's count of finished tasks not yet subtracted from `counter`, or null (as
+  // stash_of_this_thread).
+  virtual std::size_t* unreported_finishes() noexcept { return nullptr; }
 
  private:
   std::size_t* reference_stash() noexcept { return stashes_ ? stash_of_this_thread() : nullptr; }
@@ -112,6 +121,17 @@ class task_owner {
   const bool stashes_ = false;
   sync::atomic<std::size_t> refs_{1};
 };
+
+inline void task_owner::count_finished() {
+  if (counter == nullptr) return;
+  if (stashes_) {
+    if (std::size_t* unreported = unreported_finishes()) {
+      if (++*unreported >= finished_batch) counter->finished_many(std::exchange(*unreported, 0));
+      return;
+    }
+  }
+  counter->finished();
+}
 
 // The owner of the task whose output the calling thread's last blocking join took
 // (join_handle::join), until the thread's next spawn placement reads it (worker_picker.hpp): the
