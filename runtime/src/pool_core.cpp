@@ -32,14 +32,9 @@ telemetry_sink& pool_priority_owner::telemetry() const noexcept { return core_->
 
 void pool_priority_owner::last_reference_dropped() noexcept { core_->core_ref_release(); }
 
-std::size_t* pool_priority_owner::unreported_finishes() noexcept {
+thread_tallies* pool_priority_owner::tallies_of_this_thread() noexcept {
   pool_worker* w = pool_worker_slot::get();
-  return w != nullptr && &w->pool == core_ ? &w->unreported_finishes : nullptr;
-}
-
-std::size_t* pool_priority_owner::stash_of_this_thread() noexcept {
-  pool_worker* w = pool_worker_slot::get();
-  return w != nullptr && &w->pool == core_ ? &w->owner_reference_stash[index_of(priority_)] : nullptr;
+  return w != nullptr && &w->pool == core_ ? &w->tallies[index_of(priority_)] : nullptr;
 }
 
 // --- pool_core: construction and lifetime -----------------------------------------------------
@@ -229,12 +224,14 @@ void pool_core::worker_main(pool_worker& w) noexcept {
   // The stashed owner references go back before the pool may let go of its owners (it does after
   // joining this thread); frees on this thread from now on count directly.
   for (std::size_t p = 0; p < priority_count; ++p) {
-    if (const std::size_t n = std::exchange(w.owner_reference_stash[p], 0)) owners_[p].release_references(n);
+    if (const std::size_t n = std::exchange(w.tallies[p].reference_stash, 0)) owners_[p].release_references(n);
   }
 }
 
 void pool_core::report_finishes(pool_worker& w) noexcept {
-  if (const std::size_t n = std::exchange(w.unreported_finishes, 0)) tasks_.finished_many(n);
+  std::size_t n = 0;
+  for (thread_tallies& t : w.tallies) n += std::exchange(t.unreported_finishes, 0);
+  if (n != 0) tasks_.finished_many(n);
 }
 
 void pool_core::run(pool_worker& w, runnable* r) noexcept {

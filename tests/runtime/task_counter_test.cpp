@@ -48,4 +48,15 @@ TEST(task_counter, tasks_counted_by_themselves_and_by_handed_over_holds_add_up) 
   EXPECT_EQ(counter.live(), 0u);
 }
 
+TEST(task_counter, a_batch_of_finished_tasks_goes_at_once_and_wakes_a_waiter_only_at_zero) {
+  task_counter counter;
+  for (int i = 0; i < 5; ++i) counter.started();
+  counter.finished_many(3);
+  EXPECT_EQ(counter.live(), 2u);
+  EXPECT_FALSE(counter.wait_idle(weft::platform::clock::now() + std::chrono::milliseconds(1)));
+  counter.finished_many(2);
+  EXPECT_EQ(counter.live(), 0u);
+  EXPECT_TRUE(counter.wait_idle(std::nullopt));
+}
+
 }  // namespace

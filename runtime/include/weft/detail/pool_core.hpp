@@ -77,7 +77,7 @@ class pool_core;
 // One priority level of a pool, as the owner its tasks' cells name.
 class pool_priority_owner final : public task_owner {
  public:
-  pool_priority_owner() noexcept : task_owner(/*stashes=*/true) {}
+  pool_priority_owner() noexcept : task_owner(/*tallied=*/true) {}
   void bind(pool_core* core, priority p) noexcept {
     core_ = core;
     priority_ = p;
@@ -92,8 +92,7 @@ class pool_priority_owner final : public task_owner {
 
  private:
   void last_reference_dropped() noexcept override;
-  std::size_t* stash_of_this_thread() noexcept override;
-  std::size_t* unreported_finishes() noexcept override;
+  thread_tallies* tallies_of_this_thread() noexcept override;
 
   pool_core* core_ = nullptr;
   priority priority_ = priority::normal;
@@ -135,11 +134,10 @@ struct pool_worker {
   bool searching = false;         // counted as searching by pool_idle (a waker woke it)
   std::uint32_t budget = 0;       // coop_budget of the poll in progress
   std::uint32_t next_task_id = 0;
-  // Per priority: references to that level's owner this worker holds for its spawns and frees
-  // (task_owner.hpp); returned when the worker exits.
-  std::array<std::size_t, priority_count> owner_reference_stash{};
-  // Tasks finished on this worker not yet subtracted from the pool's count (task_counter.hpp).
-  std::size_t unreported_finishes = 0;
+  // Per priority: the references to that level's owner this worker holds for its spawns and
+  // frees, and the tasks of that level finished here not yet subtracted from the pool's count
+  // (task_owner.hpp); both go back when the worker runs out of work (the count) or exits.
+  std::array<thread_tallies, priority_count> tallies{};
 };
 
 class pool_core {

@@ -15,11 +15,11 @@
 // task and a decrement when the hold ends; the count is held without a gap either way.
 //
 // A stealing pool's workers report finished tasks in batches (finished_many): each worker counts
-// the tasks that finish on it and subtracts them at once after `finished_batch` of them, and
-// whenever it finds no work (before it spins or parks) and as it exits. The count is then
-// briefly higher than the number of unfinished tasks, never lower, so a drain that sees zero
-// still finds every task finished; it sees zero at the latest when the last worker with
-// finished tasks runs out of work.
+// the tasks that finish on it (per priority level) and subtracts a level's at once after
+// `finished_batch` of them, and all of them whenever it finds no work (before it spins or parks)
+// and as it exits. The count is then briefly higher than the number of unfinished tasks, never
+// lower, so a drain that sees zero still finds every task finished; it sees zero at the latest
+// when the last worker with finished tasks runs out of work.
 #pragma once
 
 #include <cstddef>

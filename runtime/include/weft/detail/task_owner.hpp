@@ -10,7 +10,7 @@
 //
 // A stealing pool's owner is shared by all its workers, and one count every spawn and every free
 // increments and decrements moves its cache line between cores at each task. So each pool worker
-// keeps a stash of references of its own (reference_stash()): it takes `owner_reference_batch` in
+// keeps a stash of references of its own (its thread_tallies): it takes `owner_reference_batch` in
 // one operation when its stash is empty, hands one out per spawn on that worker and takes one back
 // per free there, without touching the count, and returns any excess above
 // `owner_reference_stash_max` in one operation. Invariants:
@@ -44,6 +44,14 @@ class task_counter;
 inline constexpr std::size_t owner_reference_batch = 64;
 inline constexpr std::size_t owner_reference_stash_max = 2 * owner_reference_batch;
 
+// What one pool worker keeps for one owner, touched only by that worker's thread: its stash of
+// references (above) and the tasks finished there not yet subtracted from the owner's counter
+// (task_counter.hpp).
+struct thread_tallies {
+  std::size_t reference_stash = 0;
+  std::size_t unreported_finishes = 0;
+};
+
 class task_owner {
  public:
   task_owner() noexcept = default;
@@ -51,23 +59,23 @@ class task_owner {
   task_owner& operator=(const task_owner&) = delete;
 
   void ref_inc() noexcept {
-    if (std::size_t* stash = reference_stash()) {
-      if (*stash == 0) {
+    if (thread_tallies* mine = tallies()) {
+      if (mine->reference_stash == 0) {
         // relaxed: the caller already holds a reference (as below).
         refs_.fetch_add(owner_reference_batch, std::memory_order_relaxed);
-        *stash = owner_reference_batch;
+        mine->reference_stash = owner_reference_batch;
       }
-      --*stash;
+      --mine->reference_stash;
       return;
     }
     // relaxed: the caller already holds a reference.
     refs_.fetch_add(1, std::memory_order_relaxed);
   }
   void release() noexcept {
-    if (std::size_t* stash = reference_stash()) {
-      if (++*stash > owner_reference_stash_max) {
-        const std::size_t excess = *stash - owner_reference_batch;
-        *stash = owner_reference_batch;
+    if (thread_tallies* mine = tallies()) {
+      if (++mine->reference_stash > owner_reference_stash_max) {
+        const std::size_t excess = mine->reference_stash - owner_reference_batch;
+        mine->reference_stash = owner_reference_batch;
         // acq_rel: as below; never the last (the stash keeps some).
         const std::size_t prior = refs_.fetch_sub(excess, std::memory_order_acq_rel);
         WEFT_ASSERT(prior > excess);
@@ -103,32 +111,28 @@ class task_owner {
   task_counter* counter = nullptr;  // set before the owner is shared; counts its tasks
 
  protected:
-  // `stashes`: the owner keeps per-thread reference stashes (stash_of_this_thread).
-  explicit task_owner(bool stashes) noexcept : stashes_(stashes) {}
+  // `tallied`: the owner keeps per-thread tallies (tallies_of_this_thread).
+  explicit task_owner(bool tallied) noexcept : tallied_(tallied) {}
   ~task_owner() = default;
   // The count reached zero: nothing references the owner any more.
   virtual void last_reference_dropped() noexcept = 0;
-  // The calling thread's stash of references to this owner, or null (only an owner made with
-  // `stashes` is asked).
-  virtual std::size_t* stash_of_this_thread() noexcept { return nullptr; }
-  // The calling thread's count of finished tasks not yet subtracted from `counter`, or null (as
-  // stash_of_this_thread).
-  virtual std::size_t* unreported_finishes() noexcept { return nullptr; }
+  // The calling thread's tallies for this owner, or null (only an owner made `tallied` is asked).
+  virtual thread_tallies* tallies_of_this_thread() noexcept { return nullptr; }
 
  private:
-  std::size_t* reference_stash() noexcept { return stashes_ ? stash_of_this_thread() : nullptr; }
+  thread_tallies* tallies() noexcept { return tallied_ ? tallies_of_this_thread() : nullptr; }
 
-  const bool stashes_ = false;
+  const bool tallied_ = false;
   sync::atomic<std::size_t> refs_{1};
 };
 
 inline void task_owner::count_finished() {
   if (counter == nullptr) return;
-  if (stashes_) {
-    if (std::size_t* unreported = unreported_finishes()) {
-      if (++*unreported >= finished_batch) counter->finished_many(std::exchange(*unreported, 0));
-      return;
+  if (thread_tallies* mine = tallies()) {
+    if (++mine->unreported_finishes >= finished_batch) {
+      counter->finished_many(std::exchange(mine->unreported_finishes, 0));
     }
+    return;
   }
   counter->finished();
 }
