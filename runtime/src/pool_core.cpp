@@ -2,6 +2,7 @@
 // pool stops (see pool_core.hpp for the queues, admission and lifetime).
 #include <weft/detail/pool_core.hpp>
 
+#include <limits>
 #include <string>
 #include <system_error>
 
@@ -26,7 +27,7 @@ bool pool_priority_owner::polls_here() const noexcept {
   return w != nullptr && &w->pool == core_;
 }
 
-void pool_priority_owner::task_finished(task_header* task) noexcept { core_->unregister(task); }
+void pool_priority_owner::task_finished(task_header* task) noexcept { core_->task_finished(task); }
 
 telemetry_sink& pool_priority_owner::telemetry() const noexcept { return core_->telemetry(); }
 
@@ -87,15 +88,18 @@ pool_worker* pool_core::current_worker() const noexcept {
 
 // --- spawning and scheduling ------------------------------------------------------------------
 
+static_assert(pool_config::workers_max <= std::numeric_limits<std::uint16_t>::max(),
+              "a cell's list_slot names the adopting worker");
+
 std::uint32_t pool_core::next_task_id(pool_worker* here) noexcept {
-  // Ids pick registry shards (id % shards): a worker's spawns stay on its own shards, an outside
-  // thread's spread over all of them. Never 0 (0 means "no id" in traces).
+  // Diagnostic ids, never 0 (0 means "no id" in traces): a worker numbers its own spawns, with
+  // its index in the low bits so that two workers' ids differ; an outside thread's share a count.
   if (here != nullptr) {
     const std::uint32_t k = ++here->next_task_id;
-    const auto n = static_cast<std::uint32_t>(pool_registry_shards);
-    return k * n + static_cast<std::uint32_t>(here->index % pool_registry_shards) + 1;
+    const auto n = static_cast<std::uint32_t>(workers_.size());
+    return k * n + static_cast<std::uint32_t>(here->index) + 1;
   }
-  // relaxed: only the spread matters.
+  // relaxed: only uniqueness (modulo wrapping) matters.
   return external_task_ids_.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
@@ -110,24 +114,8 @@ void pool_core::count_spawn(pool_worker* here) noexcept {
 }
 
 void pool_core::admit(task_header* cell, pool_worker* here) noexcept {
-  registry_shard& shard = shard_of(cell);
-  bool cancelled = false;
-  {
-    sync::lock_guard<sync::mutex> hold(shard.lock);
-    cell->owned_prev = nullptr;
-    cell->owned_next = shard.head;
-    if (shard.head) shard.head->owned_prev = cell;
-    shard.head = cell;
-    cell->mark_adopted();
-    cancelled = shard.closed;  // a stop got here first: its sweep has passed this shard
-  }
-  if (cancelled) {
-    // relaxed: read by stop() only after the task count fell to zero, which this spawn's
-    // admission hold keeps above zero until after this increment (task_counter's release/acquire).
-    cancelled_at_admission_.fetch_add(1, std::memory_order_relaxed);
-    cell->request_cancel();  // the first poll completes it as cancelled
-  }
-  // The first poll: the cell was made `scheduled` with a queue reference (task_state.hpp).
+  // The first poll: the cell was made `scheduled` with a queue reference (task_state.hpp). Until
+  // that poll adopts it, a queue holds it, and a stop's cancellation reaches it at adoption.
   const std::size_t level = index_of(static_cast<const pool_priority_owner*>(cell->owner())->level());
   if (here != nullptr) {
     push_lifo(*here, level, cell);
@@ -143,17 +131,53 @@ void pool_core::push_lifo(pool_worker& w, std::size_t level, runnable* r) noexce
   if (runnable* displaced = std::exchange(w.lifo[level], r)) push_local(w, level, displaced);
 }
 
-void pool_core::unregister(task_header* task) noexcept {
-  registry_shard& shard = shard_of(task);
-  sync::lock_guard<sync::mutex> hold(shard.lock);
-  if (task->owned_prev) {
-    task->owned_prev->owned_next = task->owned_next;
-  } else {
-    WEFT_ASSERT(shard.head == task);
-    shard.head = task->owned_next;
+void pool_core::adopt(pool_worker& w, task_header* cell) noexcept {
+  cell->owned_prev = nullptr;
+  cell->owned_next = w.owned_head;
+  if (w.owned_head) w.owned_head->owned_prev = cell;
+  w.owned_head = cell;
+  cell->set_list_slot(static_cast<std::uint16_t>(w.index));
+  cell->mark_adopted();
+  if (w.list_closed) {
+    // A stop swept this list before the task got here. relaxed: read by stop() after joining
+    // this worker.
+    cancelled_at_admission_.fetch_add(1, std::memory_order_relaxed);
+    cell->request_cancel();  // still `scheduled`: the poll about to run completes it as cancelled
   }
-  if (task->owned_next) task->owned_next->owned_prev = task->owned_prev;
-  task->owned_prev = task->owned_next = nullptr;
+}
+
+void pool_core::unlink(pool_worker& w, task_header* cell) noexcept {
+  if (cell->owned_prev) {
+    cell->owned_prev->owned_next = cell->owned_next;
+  } else {
+    WEFT_ASSERT(w.owned_head == cell);
+    w.owned_head = cell->owned_next;
+  }
+  if (cell->owned_next) cell->owned_next->owned_prev = cell->owned_prev;
+  cell->owned_prev = cell->owned_next = nullptr;
+}
+
+void pool_core::task_finished(task_header* task) noexcept {
+  pool_worker& home = *workers_[task->list_slot()];
+  if (current_worker() == &home) {
+    unlink(home, task);
+    return;
+  }
+  // Adopted by another worker: only that one touches its list. The cell goes back to it with a
+  // reference of its own, so it outlives the completion that releases the list's reference.
+  task->ref_inc();
+  home.finished_elsewhere.push(task);
+}
+
+void pool_core::drain_finished_elsewhere(pool_worker& w) noexcept {
+  w.polls_since_drain = 0;
+  runnable* r = w.finished_elsewhere.take_all();
+  while (r != nullptr) {
+    auto* cell = static_cast<task_header*>(r);
+    r = r->next;
+    unlink(w, cell);
+    cell->release();  // the hand-back's reference (maybe the last)
+  }
 }
 
 void pool_core::schedule(priority p, task_header* task) noexcept {
@@ -203,6 +227,11 @@ void pool_core::worker_main(pool_worker& w) noexcept {
   coop_budget_slot::set(&w.budget);
   w.next_victim = w.index + 1 == workers_.size() ? 0 : w.index + 1;
   for (;;) {
+    // relaxed: the flag carries no data, and a worker parked when it was set sees it after the
+    // unpark in cancel_all(), whose token orders the two.
+    if (!w.list_closed && cancel_requested_.load(std::memory_order_relaxed)) [[unlikely]] {
+      sweep_for_stop(w);
+    }
     if (runnable* r = find_work(w)) {
       // The last searcher to find work passes the search on: what it leaves behind (a burst of
       // submissions it skipped the wakes for) gets the next parked worker (pool_idle.hpp).
@@ -213,12 +242,17 @@ void pool_core::worker_main(pool_worker& w) noexcept {
     // Out of work: the tasks that finished here count as finished before this worker spins or
     // parks (a drain waits for that).
     report_finishes(w);
+    drain_finished_elsewhere(w);
     // acquire: pairs with the release store in stop_workers(); everything queued before it was
     // run or is discarded there.
     if (exit_.load(std::memory_order_acquire)) break;
     park(w);
   }
   report_finishes(w);
+  // Every task completed before the stop let workers exit, and every hand-back of one happened
+  // before its count reached the stopper; so this empties the list.
+  drain_finished_elsewhere(w);
+  WEFT_ASSERT(w.owned_head == nullptr);
   coop_budget_slot::set(nullptr);
   pool_worker_slot::set(nullptr);
   // The stashed owner references go back before the pool may let go of its owners (it does after
@@ -236,8 +270,12 @@ void pool_core::report_finishes(pool_worker& w) noexcept {
 
 void pool_core::run(pool_worker& w, runnable* r) noexcept {
   if (config_.stats) w.counters.bump(w.counters.polls);
+  // The pool's queues hold task cells only.
+  auto* cell = static_cast<task_header*>(r);
+  if (!cell->adopted()) adopt(w, cell);
   w.budget = coop_budget_per_poll;
-  r->run();
+  cell->run();
+  if (++w.polls_since_drain == pool_handback_drain_interval) drain_finished_elsewhere(w);
 }
 
 // Smooth weighted round robin: each pick adds every level's weight to its credit and takes the
@@ -366,20 +404,30 @@ void pool_core::park(pool_worker& w) noexcept {
 
 // --- stopping ---------------------------------------------------------------------------------
 
-std::uint64_t pool_core::cancel_all() noexcept {
+void pool_core::cancel_all() noexcept {
   close_admission();
+  // relaxed: see worker_main(); the unparks below order it for a parked worker, and a running
+  // one sees it at a later loop.
+  cancel_requested_.store(true, std::memory_order_relaxed);
+  // Every worker looks at the flag before its next poll; a parked one is woken for it (a parker
+  // keeps the token, so a worker parking just now returns at once).
+  idle_->wake_all();
+  for (auto& w : workers_) w->parker.unpark();
+}
+
+void pool_core::sweep_for_stop(pool_worker& w) noexcept {
+  w.list_closed = true;
+  drain_finished_elsewhere(w);
   std::uint64_t cancelled = 0;
-  for (registry_shard& shard : registry_) {
-    sync::lock_guard<sync::mutex> hold(shard.lock);
-    shard.closed = true;
-    for (task_header* t = shard.head; t != nullptr; t = t->owned_next) {
-      // A task on the list has not completed (completion unlinks it under this lock first). One
-      // in the middle of a poll may still finish with its value; it is counted all the same.
-      ++cancelled;
-      t->request_cancel();
-    }
+  for (task_header* t = w.owned_head; t != nullptr; t = t->owned_next) {
+    // A task on the list has not completed here, nor been handed back before the drain above.
+    // One in the middle of a poll on another worker may still finish with its value; it is
+    // counted all the same.
+    ++cancelled;
+    t->request_cancel();
   }
-  return cancelled;
+  // relaxed: read by stop() after joining this worker.
+  cancelled_by_sweeps_.fetch_add(cancelled, std::memory_order_relaxed);
 }
 
 void pool_core::stop_workers() noexcept {

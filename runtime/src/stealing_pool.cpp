@@ -51,7 +51,7 @@ void stealing_pool::release() noexcept {
   if (core->current_worker() != nullptr) {
     // Dropped on one of its own workers: it cannot wait for itself. Admission closes and every
     // task is cancelled; a thread of its own finishes the stop and lets the core go.
-    (void)core->cancel_all();
+    core->cancel_all();
     platform::thread reaper([core] {
       core->tasks().wait_idle(std::nullopt);
       core->stop_workers();
@@ -62,7 +62,7 @@ void stealing_pool::release() noexcept {
     return;
   }
   if (!core->workers_stopped()) {
-    (void)core->cancel_all();
+    core->cancel_all();
     core->tasks().wait_idle(std::nullopt);
     core->stop_workers();
   }
@@ -105,10 +105,10 @@ stop_outcome stealing_pool::stop() && {
     return stop_outcome::make_error(stop_error::called_from_worker);
   }
   stop_counts counts;
-  counts.tasks_cancelled = core_->cancel_all();
+  core_->cancel_all();
   core_->tasks().wait_idle(std::nullopt);
-  counts.tasks_cancelled += core_->cancelled_at_admission();
   core_->stop_workers();
+  counts.tasks_cancelled = core_->cancelled_by_stop();
   stopped_ = stop_outcome::from_counts(counts);
   return *stopped_;
 }

@@ -73,7 +73,8 @@ poll_step task_header::poll_frame() noexcept {
     next.resume();  // runs until the task suspends on a leaf or finishes
   }
   current_task_slot::set(outer);
-  const bool self_woken = std::exchange(self_woken_, false);
+  const bool self_woken = self_woken_;
+  self_woken_ = false;
 
   if (root_.done()) {
     store_root_result();

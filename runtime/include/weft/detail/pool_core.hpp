@@ -9,12 +9,22 @@
 // (pool_idle.hpp). Tasks move between workers; a cell's owner is the pool_priority_owner of its
 // priority, so a wake re-queues the task at the priority it was spawned with.
 //
-// Admission and the registry: a spawn holds a task_counter::admission_hold, checks `admitting_`,
-// makes the cell and links it into a registry shard. stop() closes admission, then closes every
-// shard under its lock and requests cancellation of each task in it; a spawn that passed the
-// admission check links under that same lock and, finding the shard closed, is cancelled by
-// itself. So no accepted task escapes a stop, and a drain's zero count means every accepted task
-// finished (task_counter.hpp).
+// Admission and the task lists: a spawn holds a task_counter::admission_hold, checks
+// `admitting_`, makes the cell and queues it. The worker that polls a task first adopts it: links
+// it into that worker's own task list, which only that worker's thread touches, and records the
+// worker in the cell (task_header::list_slot). A task that completes on that worker unlinks
+// itself there; one that completes on another worker, having moved, is handed back to it on the
+// worker's `finished_elsewhere` stack (the handing worker adds a cell reference, released once
+// the adopting worker has unlinked it), which the worker empties when it runs out of work, every
+// `pool_handback_drain_interval` polls, and before it sweeps or exits. So a spawn and a
+// completion take no lock.
+//
+// Immediate stop: cancel_all() closes admission, sets `cancel_requested_` and wakes every worker;
+// each worker then, between two polls, empties its stack, asks every task on its list to cancel
+// and closes the list. A task adopted by a worker whose list is closed is asked to cancel at once
+// (its first poll completes it as cancelled). Every accepted task is queued until its first poll
+// and on a list from then until it completes, so none escapes a stop; and a drain's zero count
+// means every accepted task finished (task_counter.hpp).
 //
 // Lifetime: the core is freed when the pool handle and all three priority owners (each held by
 // its tasks' cells) have let go of it; workers are joined by stop() before the handle lets go.
@@ -22,9 +32,10 @@
 //   field                who touches it
 //   config_, workers_    immutable after start()
 //   worker queues        work_deque's own rules; the rest of a pool_worker: its thread only,
-//                        except the stats counters (written by it, read relaxed by stats())
-//   registry shards      under each shard's lock
-//   admitting_, exit_    any thread (atomics)
+//                        except the stats counters (written by it, read relaxed by stats()) and
+//                        finished_elsewhere (any worker pushes, its own worker takes)
+//   admitting_, exit_,   any thread (atomics)
+//   cancel_requested_
 #pragma once
 
 #include <array>
@@ -35,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include <weft/detail/handback_stack.hpp>
 #include <weft/detail/pool_idle.hpp>
 #include <weft/detail/pool_injector.hpp>
 #include <weft/detail/task_cell.hpp>
@@ -54,7 +66,8 @@
 namespace weft::detail {
 
 struct pool_config {
-  static constexpr std::size_t workers_max = 8'192;  // as runtime_config::workers_max
+  static constexpr std::size_t workers_max = 8'192;  // as runtime_config::workers_max; a cell's
+                                                     // list_slot holds a worker index
   static constexpr std::uint32_t weight_max = 1'024;  // opportunities per priority per cycle
   static constexpr std::uint32_t local_burst_max = 1'000'000;
 
@@ -69,8 +82,9 @@ struct pool_config {
 inline constexpr std::size_t pool_injector_batch_max = 32;
 // LIFO-slot takes in a row before the slot's task goes behind the local queue (tokio's bound).
 inline constexpr std::uint32_t pool_lifo_streak_max = 3;
-// Registry shards: spawns on different workers rarely meet on one lock.
-inline constexpr std::size_t pool_registry_shards = 16;
+// Polls a worker runs between two looks at its finished_elsewhere stack while it has work: the
+// cells on it wait for that to be freed.
+inline constexpr std::uint32_t pool_handback_drain_interval = 64;
 
 class pool_core;
 
@@ -138,6 +152,16 @@ struct pool_worker {
   // frees, and the tasks of that level finished here not yet subtracted from the pool's count
   // (task_owner.hpp); both go back when the worker runs out of work (the count) or exits.
   std::array<thread_tallies, priority_count> tallies{};
+  // The tasks this worker adopted and that have not completed (or were handed back but not yet
+  // unlinked), newest first, linked through their owned-task links.
+  task_header* owned_head = nullptr;
+  bool list_closed = false;  // swept by a stop: a task adopted from now on cancels at once
+  std::uint32_t polls_since_drain = 0;
+
+  // Any worker pushes: cells adopted here that completed on another worker, each holding a
+  // reference for this worker to release once it has unlinked the cell. A line of its own: the
+  // other workers write it.
+  alignas(64) handback_stack finished_elsewhere;
 };
 
 class pool_core {
@@ -186,14 +210,15 @@ class pool_core {
   // Any thread: queue a poll of `task` at priority `p` (the caller transferred a reference).
   void schedule(priority p, task_header* task) noexcept;
 
-  // Immediate stop: closes admission and cancels every registered task. Returns how many were
-  // unfinished when cancelled.
-  std::uint64_t cancel_all() noexcept;
-  // Spawns that passed admission but reached their registry shard after cancel_all() closed it,
-  // and so cancelled themselves. Exact once the task count is zero.
-  std::uint64_t cancelled_at_admission() const noexcept {
-    // relaxed: see admit().
-    return cancelled_at_admission_.load(std::memory_order_relaxed);
+  // Immediate stop: closes admission and has every worker cancel the tasks on its list (the head
+  // of this file). Returns at once; the cancellations happen on the workers.
+  void cancel_all() noexcept;
+  // After stop_workers(): how many tasks the stop asked to cancel, those unfinished on a list when
+  // its worker swept it plus those adopted after that.
+  std::uint64_t cancelled_by_stop() const noexcept {
+    // relaxed: read after joining the workers, which wrote them.
+    return cancelled_by_sweeps_.load(std::memory_order_relaxed) +
+           cancelled_at_admission_.load(std::memory_order_relaxed);
   }
   // Tells the workers to leave once out of work, wakes them all and joins them (not from a
   // worker). Runnables still queued after that (none after a drain) are discarded.
@@ -205,23 +230,18 @@ class pool_core {
   // Reference counting of the core itself (the handle and the three owners).
   void core_ref_release() noexcept;
 
-  // A registry shard (public for pool_priority_owner::task_finished).
-  void unregister(task_header* task) noexcept;
+  // A completing task leaves its adopting worker's list (pool_priority_owner::task_finished).
+  void task_finished(task_header* task) noexcept;
 
  private:
-  struct alignas(64) registry_shard {
-    sync::mutex lock;
-    task_header* head = nullptr;
-    bool closed = false;
-  };
-
   std::uint32_t next_task_id(pool_worker* here) noexcept;
   void count_spawn(pool_worker* here) noexcept;
-  // Links the new cell into its shard and queues its first poll (or cancels it: stop won).
+  // Queues the new cell's first poll.
   void admit(task_header* cell, pool_worker* here) noexcept;
-  registry_shard& shard_of(const task_header* task) noexcept {
-    return registry_[task->id() % pool_registry_shards];
-  }
+  void adopt(pool_worker& w, task_header* cell) noexcept;
+  static void unlink(pool_worker& w, task_header* cell) noexcept;
+  void drain_finished_elsewhere(pool_worker& w) noexcept;
+  void sweep_for_stop(pool_worker& w) noexcept;
 
   void worker_main(pool_worker& w) noexcept;
   runnable* find_work(pool_worker& w) noexcept;
@@ -244,11 +264,14 @@ class pool_core {
   std::vector<std::unique_ptr<pool_worker>> workers_;
   std::unique_ptr<pool_idle> idle_;
   task_counter tasks_;
-  std::array<registry_shard, pool_registry_shards> registry_;
   std::int64_t weight_total_ = 0;
 
-  sync::atomic<bool> admitting_{true};
+  // Read by every spawn or every worker loop, written once each: a line of their own, apart from
+  // the counters below that submitters write.
+  alignas(64) sync::atomic<bool> admitting_{true};
   sync::atomic<bool> exit_{false};
+  sync::atomic<bool> cancel_requested_{false};
+  alignas(64) sync::atomic<std::uint64_t> cancelled_by_sweeps_{0};
   sync::atomic<std::uint64_t> spawned_external_{0};
   sync::atomic<std::uint64_t> wake_notifications_{0};
   sync::atomic<std::uint32_t> external_task_ids_{0};

@@ -14,7 +14,7 @@
 //                        and never migrates; a stealing_pool's task (owner: pool_priority_owner)
 //                        is polled by one pool worker at a time, each poll ordered after the
 //                        previous one by the state word and the queue that carried it
-//   owned-task links     the owner's: the loop's thread, or the pool registry shard's lock
+//   owned-task links     the owner's: the loop's thread, or the pool worker that adopted the task
 //
 // The wait point (awaited leaf and resume point) and a small output share one 24-byte storage
 // (`shared_`): the wait point lives from the cell's construction until the output is stored,
@@ -61,16 +61,18 @@ struct leaf_poller {
 extern const waker_vtable task_borrowed_waker_vtable;
 
 class task_header : public runnable {
-  // These four are declared first so that they fit in runnable's tail padding (a cell is
-  // allocated per task; see docs/benchmarks.md, task_memory).
-  bool adopted_ = false;  // owner thread after adoption; the submitting thread before it
-  bool self_woken_ = false;  // owner thread, during a poll: the task woke itself (a yield)
+  // These five are declared first so that they fit in runnable's tail padding (a cell is
+  // allocated per task; see docs/benchmarks.md, task_memory). The three flags share one byte;
+  // only the thread that owns the task at the time writes any of them.
+  bool adopted_ : 1 = false;     // owner thread after adoption; the submitting thread before it
+  bool self_woken_ : 1 = false;  // owner thread, during a poll: the task woke itself (a yield)
 
  protected:
-  bool factory_alive_ = false;  // factory_cell: its factory is constructed (owner thread, or the
-                                // submitting thread before adoption)
+  bool factory_alive_ : 1 = false;  // factory_cell: its factory is constructed (owner thread, or
+                                    // the submitting thread before adoption)
 
  private:
+  std::uint16_t list_slot_ = 0;  // which of its owner's task lists holds it (a pool worker's)
   std::uint32_t id_;  // diagnostic: sequential per loop from 1 (wraps after 2^32 spawns); 0 for a
                       // task spawned from another thread
 
@@ -115,6 +117,10 @@ class task_header : public runnable {
   // Owner thread: the loop took ownership (linked into its owned-task list).
   void mark_adopted() noexcept { adopted_ = true; }
   bool adopted() const noexcept { return adopted_; }
+  // Owner thread: which of the owner's task lists the task was linked into at adoption (an owner
+  // with one list leaves it 0).
+  void set_list_slot(std::uint16_t slot) noexcept { list_slot_ = slot; }
+  std::uint16_t list_slot() const noexcept { return list_slot_; }
 
   // Owner thread, from inside a poll: the coroutine `resume_at` suspended on `leaf`.
   void suspend_on(leaf_poller leaf, std::coroutine_handle<> resume_at) noexcept {
