@@ -35,7 +35,9 @@
 
 namespace weft::detail {
 
-class pool_injector {
+// Aligned to a cache line: a pool keeps one per priority side by side, and a worker's look at an
+// empty level's size must not miss because a busy level's lock shares its line.
+class alignas(64) pool_injector {
  public:
   pool_injector() noexcept = default;
   pool_injector(const pool_injector&) = delete;
