@@ -30,6 +30,10 @@ TEST(spawn_loop_thread, the_child_runs_on_its_own_thread_with_its_own_loop) {
 TEST(spawn_loop_thread, the_parents_run_waits_until_the_child_loop_finished) {
   weft::event_loop parent;
   std::atomic<bool> child_done{false};
+  // Read before the child exists: its sleep starts after this, so a run() that waited for the
+  // child has waited at least the sleep. (Read after spawn_loop_thread(), the child may already
+  // be sleeping, and the wait measures a little less.)
+  const auto start = std::chrono::steady_clock::now();
   auto w = parent.spawn_loop_thread([&](weft::event_loop& loop) {
     (void)loop.spawn([&]() -> weft::task<void> {
       co_await weft::sleep(20ms);
@@ -37,7 +41,6 @@ TEST(spawn_loop_thread, the_parents_run_waits_until_the_child_loop_finished) {
     });
   });
   EXPECT_EQ(parent.live_loop_threads(), 1u);
-  const auto start = std::chrono::steady_clock::now();
   parent.run();
   EXPECT_TRUE(child_done.load());
   EXPECT_GE(std::chrono::steady_clock::now() - start, 20ms);
