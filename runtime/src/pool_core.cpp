@@ -141,7 +141,7 @@ void pool_core::adopt(pool_worker& w, task_header* cell) noexcept {
   if (w.list_closed) {
     // A stop swept this list before the task got here. relaxed: read by stop() after joining
     // this worker.
-    cancelled_at_admission_.fetch_add(1, std::memory_order_relaxed);
+    cancelled_by_stop_.fetch_add(1, std::memory_order_relaxed);
     cell->request_cancel();  // still `scheduled`: the poll about to run completes it as cancelled
   }
 }
@@ -427,7 +427,7 @@ void pool_core::sweep_for_stop(pool_worker& w) noexcept {
     t->request_cancel();
   }
   // relaxed: read by stop() after joining this worker.
-  cancelled_by_sweeps_.fetch_add(cancelled, std::memory_order_relaxed);
+  cancelled_by_stop_.fetch_add(cancelled, std::memory_order_relaxed);
 }
 
 void pool_core::stop_workers() noexcept {

@@ -216,9 +216,8 @@ class pool_core {
   // After stop_workers(): how many tasks the stop asked to cancel, those unfinished on a list when
   // its worker swept it plus those adopted after that.
   std::uint64_t cancelled_by_stop() const noexcept {
-    // relaxed: read after joining the workers, which wrote them.
-    return cancelled_by_sweeps_.load(std::memory_order_relaxed) +
-           cancelled_at_admission_.load(std::memory_order_relaxed);
+    // relaxed: read after joining the workers, which wrote it.
+    return cancelled_by_stop_.load(std::memory_order_relaxed);
   }
   // Tells the workers to leave once out of work, wakes them all and joins them (not from a
   // worker). Runnables still queued after that (none after a drain) are discarded.
@@ -271,11 +270,11 @@ class pool_core {
   alignas(64) sync::atomic<bool> admitting_{true};
   sync::atomic<bool> exit_{false};
   sync::atomic<bool> cancel_requested_{false};
-  alignas(64) sync::atomic<std::uint64_t> cancelled_by_sweeps_{0};
+  // Tasks a stop asked to cancel: those on a list its worker swept, plus those adopted after.
+  alignas(64) sync::atomic<std::uint64_t> cancelled_by_stop_{0};
   sync::atomic<std::uint64_t> spawned_external_{0};
   sync::atomic<std::uint64_t> wake_notifications_{0};
   sync::atomic<std::uint32_t> external_task_ids_{0};
-  sync::atomic<std::uint64_t> cancelled_at_admission_{0};
   sync::atomic<std::size_t> core_refs_{1 + priority_count};  // the handle and the three owners
   bool workers_stopped_ = false;  // the stopping thread only
 };
