@@ -28,9 +28,18 @@ class recycler_depot {
     link->next_chain = chains_[k];
     chains_[k] = link;
     bytes_ += chain_bytes;
+    // relaxed: a hint for has_room()'s lock-free check; the lock orders the count itself.
+    bytes_hint_.store(bytes_, std::memory_order_relaxed);
     // relaxed: a hint for take()'s lock-free check; the lock orders the chain itself.
     available_[k].fetch_add(1, std::memory_order_relaxed);
     return true;
+  }
+  // Whether a chain of `chain_bytes` would probably fit: a full depot is told without the lock,
+  // before a spilling thread walks its list to cut a chain off. A stale answer costs a walk or
+  // one block more for malloc, never a block.
+  bool has_room(std::size_t chain_bytes) const noexcept {
+    // relaxed: a hint, see above.
+    return bytes_hint_.load(std::memory_order_relaxed) + chain_bytes <= recycler_depot_max_bytes;
   }
   // Pops a chain of class k, or null.
   void* take(std::size_t k, std::size_t chain_bytes) noexcept {
@@ -43,6 +52,8 @@ class recycler_depot {
     chains_[k] = link->next_chain;
     bytes_ -= chain_bytes;
     // relaxed: as in give().
+    bytes_hint_.store(bytes_, std::memory_order_relaxed);
+    // relaxed: as in give().
     available_[k].fetch_sub(1, std::memory_order_relaxed);
     return link;
   }
@@ -52,6 +63,7 @@ class recycler_depot {
   std::mutex lock_;                                                   // seam-ok: see above
   chain_link* chains_[block_recycler::class_count] = {};              // under lock_
   std::size_t bytes_ = 0;                                             // under lock_
+  std::atomic<std::size_t> bytes_hint_{0};                            // seam-ok: bytes_, lock-free
   std::atomic<std::uint32_t> available_[block_recycler::class_count] = {};  // seam-ok: chains per class
 };
 
@@ -99,13 +111,15 @@ block_recycler::free_block* block_recycler::refill_from_depot(std::size_t k) noe
 
 bool block_recycler::spill_to_depot(std::size_t k) noexcept {
   cache& c = cache_;
-  if (c.counts[k] < recycler_chain_blocks) return false;
+  const std::size_t chain_bytes = recycler_chain_blocks * block_size(k);
+  // The chain is cut off by walking the list through blocks not touched since they were freed:
+  // not when the depot would refuse it anyway.
+  if (c.counts[k] < recycler_chain_blocks || !depot.has_room(chain_bytes)) return false;
   free_block* first = c.heads[k];
   free_block* last = first;
   for (std::uint32_t i = 1; i < recycler_chain_blocks; ++i) last = last->next;
   free_block* rest = last->next;
   last->next = nullptr;
-  const std::size_t chain_bytes = recycler_chain_blocks * block_size(k);
   if (!depot.give(k, first, chain_bytes)) {
     last->next = rest;  // the depot is full: the cache keeps the chain
     return false;
