@@ -57,7 +57,7 @@ void timer_heap::place(std::size_t slot, const entry& e) noexcept {
 void timer_heap::sift_up(std::size_t slot) noexcept {
   const entry moving = heap_[slot];
   while (slot > 0) {
-    const std::size_t parent = (slot - 1) / 2;
+    const std::size_t parent = parent_of(slot);
     if (!earlier(moving, heap_[parent])) break;
     place(slot, heap_[parent]);
     slot = parent;
@@ -69,9 +69,13 @@ void timer_heap::sift_down(std::size_t slot) noexcept {
   const entry moving = heap_[slot];
   const std::size_t size = heap_.size();
   for (;;) {
-    std::size_t child = 2 * slot + 1;
-    if (child >= size) break;
-    if (child + 1 < size && earlier(heap_[child + 1], heap_[child])) ++child;
+    const std::size_t first = timer_heap_arity * slot + 1;
+    if (first >= size) break;
+    const std::size_t end = size - first > timer_heap_arity ? first + timer_heap_arity : size;
+    std::size_t child = first;  // the earliest of the children
+    for (std::size_t c = first + 1; c < end; ++c) {
+      if (earlier(heap_[c], heap_[child])) child = c;
+    }
     if (!earlier(heap_[child], moving)) break;
     place(slot, heap_[child]);
     slot = child;
@@ -88,7 +92,7 @@ timer_node* timer_heap::remove_at(std::size_t slot) noexcept {
     // The last entry fills the hole; it may belong above it (a cancelled node deep in another
     // branch) or below it.
     place(slot, last);
-    if (slot > 0 && earlier(heap_[slot], heap_[(slot - 1) / 2])) {
+    if (slot > 0 && earlier(heap_[slot], heap_[parent_of(slot)])) {
       sift_up(slot);
     } else {
       sift_down(slot);

@@ -6,7 +6,7 @@
 // on_fire(). Ties on the deadline fire in arming order, so the order of timer callbacks is a
 // function of the program, never of addresses.
 //
-// The heap is an indexed binary min-heap: each armed node knows its slot, so cancelling removes it
+// The heap is an indexed 4-ary min-heap: each armed node knows its slot, so cancelling removes it
 // from anywhere in O(log n) and drops the heap's reference at once, and on_cancel() lets the node
 // drop what only its firing would have used (a sleep's waker, and with it its task). A node that
 // already expired sits in the macrotask queue until its turn, where run() skips it. Costs, with n
@@ -25,6 +25,11 @@
 namespace weft::detail {
 
 class timer_heap;
+
+// Children per heap slot. Every level a removal sifts through writes the moved node's slot, a
+// cache miss when many timers are armed; four children halve the levels of a binary heap, and
+// their entries share two cache lines.
+inline constexpr std::size_t timer_heap_arity = 4;
 
 class timer_node : public runnable {
  public:
@@ -101,6 +106,7 @@ class timer_heap {
   static bool earlier(const entry& a, const entry& b) noexcept {
     return a.deadline != b.deadline ? a.deadline < b.deadline : a.sequence < b.sequence;
   }
+  static std::size_t parent_of(std::size_t slot) noexcept { return (slot - 1) / timer_heap_arity; }
   void place(std::size_t slot, const entry& e) noexcept;
   void sift_up(std::size_t slot) noexcept;
   void sift_down(std::size_t slot) noexcept;
