@@ -190,7 +190,7 @@ void pool_core::schedule(priority p, task_header* task) noexcept {
 }
 
 void pool_core::push_local(pool_worker& w, std::size_t level, runnable* r) noexcept {
-  if (!w.local[level].push(r)) {
+  if (!w.local[level].push(r, static_cast<task_header*>(r)->awaited_leaf())) {
     // Full: half of it, then this one, go to the injector, where any worker can take them.
     std::array<runnable*, work_deque<runnable>::pop_half_out_min + 1> batch{};
     std::size_t n = w.local[level].pop_half(batch.data(), batch.size() - 1);
@@ -342,7 +342,7 @@ runnable* pool_core::take_from_injector(pool_worker& w, std::size_t level) noexc
   if (n == 0) return nullptr;
   if (config_.stats) w.counters.bump(w.counters.injector_batches);
   for (std::size_t i = 1; i < n; ++i) {
-    if (!w.local[level].push(batch[i])) {
+    if (!w.local[level].push(batch[i], static_cast<task_header*>(batch[i])->awaited_leaf())) {
       // No room (rare: the local queue was nearly full): the rest go back to the injector.
       inj.push_batch(batch.data() + i, n - i);
       break;

@@ -130,6 +130,12 @@ class task_header : public runnable {
     w.resume_at = resume_at;
   }
 
+  // The leaf the task's next poll looks at first (in its frame), null before the first poll. Any
+  // thread that holds the task's queue reference (a queued task's wait point does not change).
+  const void* awaited_leaf() const noexcept {
+    return std::launder(reinterpret_cast<const wait_point*>(shared_))->leaf.leaf;
+  }
+
   // A waker for this task that does not own a reference: valid while the task is being polled.
   // Cloning it yields an owning waker. (Made on demand: the pair is constant, storing it in
   // every cell would cost 16 bytes per task.)

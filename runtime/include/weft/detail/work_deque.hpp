@@ -15,6 +15,12 @@
 //   head_  the oldest item; moved forward by a CAS, by the owner (pop, pop_half) and by thieves;
 //   slots  written only by the owner of the ring (a thief writes the slots of its own `dst`),
 //          every access relaxed: tail_ publishes them, head_ retires them.
+//   hints_ per slot, the item pushed there and the memory its consumer reads first (plain
+//          memory, touched only by the ring's owner: push and pop, and a thief for its `dst`).
+//          pop() prefetches the next item's entry while the popped item runs: the items of a
+//          busy pool are many and cold, and their cells and frames are scattered. A hint is
+//          advice: an item stolen since its push makes it point at memory that may be freed,
+//          which a prefetch never reads.
 //
 // Invariants:
 //   * 0 <= tail - head <= Capacity at every point of head_'s and tail_'s histories;
@@ -69,8 +75,10 @@ class work_deque {
   work_deque(const work_deque&) = delete;
   work_deque& operator=(const work_deque&) = delete;
 
-  // Owner. Appends at the tail; false (nothing changed) when the ring is full.
-  bool push(T* item) noexcept {
+  // Owner. Appends at the tail; false (nothing changed) when the ring is full. `first_touch`
+  // (optional) is memory the item's consumer reads first: pop() prefetches it, and the item,
+  // while the item before it runs.
+  bool push(T* item, const void* first_touch = nullptr) noexcept {
     WEFT_ASSERT(item != nullptr);
     // relaxed: only this thread stores tail_.
     const std::uint32_t t = tail_.load(std::memory_order_relaxed);
@@ -79,6 +87,7 @@ class work_deque {
     const std::uint32_t h = head_.load(std::memory_order_acquire);
     WEFT_ASSERT(t - h <= Capacity);
     if (t - h >= Capacity) return false;
+    hints_[t & (Capacity - 1)] = prefetch_hint{item, first_touch};
     // relaxed: published by the tail store below.
     slot(t).store(item, std::memory_order_relaxed);
     // release: pairs with the thieves' acquire load of tail_, which then see this slot and
@@ -101,6 +110,7 @@ class work_deque {
       // release: pairs with the thieves' acquire loads of head_ (they then see a tail >= h + 1).
       // relaxed on failure: `h` is only retried, and the CAS checks it again.
       if (head_.compare_exchange_strong(h, h + 1, std::memory_order_release, std::memory_order_relaxed)) {
+        if (t != h + 1) prefetch(h + 1);
         return item;
       }
     }
@@ -162,7 +172,9 @@ class work_deque {
       // past its tail are invisible to dst's thieves until the release store of dst.tail_ below.
       T* const first = slot(h).load(std::memory_order_relaxed);
       for (std::uint32_t i = 1; i < k; ++i) {
-        dst.slot(dst_t + i - 1).store(slot(h + i).load(std::memory_order_relaxed), std::memory_order_relaxed);
+        T* const item = slot(h + i).load(std::memory_order_relaxed);
+        dst.slot(dst_t + i - 1).store(item, std::memory_order_relaxed);
+        dst.hints_[(dst_t + i - 1) & (Capacity - 1)] = prefetch_hint{item, nullptr};  // dst's owner: us
       }
       // release: pairs with push()'s acquire load of head_ (our slot reads are done before the
       // owner reuses those slots) and with other thieves' acquire loads of head_ (the tail we
@@ -198,6 +210,19 @@ class work_deque {
   sync::atomic<std::uint32_t> head_{0};  // oldest item; CAS by the owner and by thieves
   sync::atomic<std::uint32_t> tail_{0};  // one past the newest item; stored by the owner only
   sync::atomic<T*> slots_[Capacity];
+  // Owner only: what push() recorded for each slot, read by pop() to prefetch the next item. Plain
+  // memory no other thread touches; a hint whose item was stolen (and maybe run and freed since)
+  // costs a useless prefetch, never a read.
+  struct prefetch_hint {
+    const void* item = nullptr;
+    const void* first_touch = nullptr;
+  };
+  prefetch_hint hints_[Capacity];
+  void prefetch(std::uint32_t index) const noexcept {
+    const prefetch_hint& h = hints_[index & (Capacity - 1)];
+    __builtin_prefetch(h.item);
+    __builtin_prefetch(h.first_touch);
+  }
 };
 
 }  // namespace weft::detail
