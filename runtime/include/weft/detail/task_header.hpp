@@ -132,9 +132,7 @@ class task_header : public runnable {
 
   // The leaf the task's next poll looks at first (in its frame), null before the first poll. Any
   // thread that holds the task's queue reference (a queued task's wait point does not change).
-  const void* awaited_leaf() const noexcept {
-    return std::launder(reinterpret_cast<const wait_point*>(shared_))->leaf.leaf;
-  }
+  const void* awaited_leaf() const noexcept { return wait().leaf.leaf; }
 
   // A waker for this task that does not own a reference: valid while the task is being polled.
   // Cloning it yields an owning waker. (Made on demand: the pair is constant, storing it in
@@ -212,6 +210,7 @@ class task_header : public runnable {
   static_assert(sizeof(wait_point) <= shared_storage_bytes);
   static_assert(alignof(wait_point) <= shared_storage_align);
   wait_point& wait() noexcept { return *std::launder(reinterpret_cast<wait_point*>(shared_)); }
+  const wait_point& wait() const noexcept { return *std::launder(reinterpret_cast<const wait_point*>(shared_)); }
   void clear_wait() noexcept { wait() = wait_point{}; }
 
   task_owner* owner_;
