@@ -23,13 +23,13 @@ class recycler_depot {
   // Pushes a chain of class k; false (nothing taken) when the depot is full.
   bool give(std::size_t k, void* chain, std::size_t chain_bytes) noexcept {
     const std::lock_guard<std::mutex> hold(lock_);
-    if (bytes_ + chain_bytes > recycler_depot_max_bytes) return false;
+    // relaxed: under lock_, which orders every change of the count; has_room() only estimates.
+    const std::size_t bytes = bytes_.load(std::memory_order_relaxed);
+    if (bytes + chain_bytes > recycler_depot_max_bytes) return false;
     auto* link = static_cast<chain_link*>(chain);
     link->next_chain = chains_[k];
     chains_[k] = link;
-    bytes_ += chain_bytes;
-    // relaxed: a hint for has_room()'s lock-free check; the lock orders the count itself.
-    bytes_hint_.store(bytes_, std::memory_order_relaxed);
+    bytes_.store(bytes + chain_bytes, std::memory_order_relaxed);  // relaxed: as above
     // relaxed: a hint for take()'s lock-free check; the lock orders the chain itself.
     available_[k].fetch_add(1, std::memory_order_relaxed);
     return true;
@@ -39,7 +39,7 @@ class recycler_depot {
   // one block more for malloc, never a block.
   bool has_room(std::size_t chain_bytes) const noexcept {
     // relaxed: a hint, see above.
-    return bytes_hint_.load(std::memory_order_relaxed) + chain_bytes <= recycler_depot_max_bytes;
+    return bytes_.load(std::memory_order_relaxed) + chain_bytes <= recycler_depot_max_bytes;
   }
   // Pops a chain of class k, or null.
   void* take(std::size_t k, std::size_t chain_bytes) noexcept {
@@ -50,9 +50,8 @@ class recycler_depot {
     chain_link* link = chains_[k];
     if (link == nullptr) return nullptr;
     chains_[k] = link->next_chain;
-    bytes_ -= chain_bytes;
     // relaxed: as in give().
-    bytes_hint_.store(bytes_, std::memory_order_relaxed);
+    bytes_.store(bytes_.load(std::memory_order_relaxed) - chain_bytes, std::memory_order_relaxed);
     // relaxed: as in give().
     available_[k].fetch_sub(1, std::memory_order_relaxed);
     return link;
@@ -62,8 +61,7 @@ class recycler_depot {
   // A plain mutex and atomic, not the seam's: see the head of block_recycler.hpp.
   std::mutex lock_;                                                   // seam-ok: see above
   chain_link* chains_[block_recycler::class_count] = {};              // under lock_
-  std::size_t bytes_ = 0;                                             // under lock_
-  std::atomic<std::size_t> bytes_hint_{0};                            // seam-ok: bytes_, lock-free
+  std::atomic<std::size_t> bytes_{0};  // seam-ok: changed under lock_, estimated without it
   std::atomic<std::uint32_t> available_[block_recycler::class_count] = {};  // seam-ok: chains per class
 };
 
