@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <poll.h>
+#include <csignal>
 #include <string>
 #include <unistd.h>
 
@@ -20,6 +21,17 @@ namespace {
 using io_test::bytes_of;
 
 class file_io : public io_test::on_each_driver {};
+
+// SIGPIPE's disposition when the process started, before any test wrote anything.
+bool sigpipe_default_at_start() {
+  static const bool at_start = [] {
+    struct sigaction now{};
+    return ::sigaction(SIGPIPE, nullptr, &now) == 0 && !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL;
+  }();
+  return at_start;
+}
+// Read during static initialisation, before main and any test.
+[[maybe_unused]] const bool sigpipe_recorded = sigpipe_default_at_start();
 
 std::string temp_path(const char* name) {
   return ::testing::TempDir() + "weft-" + name + "-" + std::to_string(::getpid());
@@ -256,6 +268,50 @@ TEST_P(file_io, a_child_process_pipeline_runs_and_is_waited_for) {
     EXPECT_EQ(missing.error(), std::error_code(ENOENT, std::system_category()));
     auto empty = child_process::spawn({});
     WEFT_CO_ASSERT(!empty, "")
+  }());
+}
+
+// A pipe whose reader has exited refuses a write with EPIPE, a typed error: the write does not
+// raise SIGPIPE, whose default action would end the whole process.
+TEST_P(file_io, writing_to_a_pipe_whose_reader_exited_is_a_typed_error) {
+  loop().block_on([&]() -> task<void> {
+    spawn_options o;
+    o.in = stdio::pipe;
+    auto child = child_process::spawn({"true"}, o);
+    WEFT_CO_ASSERT(child, child.error().message())
+    auto status = co_await child->wait();
+    WEFT_CO_ASSERT(status, status.error().message())
+    auto w = co_await child->stdin_pipe().write(bytes_of("nobody reads this"));
+    WEFT_CO_ASSERT(!w, "a write to a pipe with no reader was accepted")
+    EXPECT_EQ(w.error(), std::error_code(EPIPE, std::system_category()));
+  }());
+}
+
+// The ignore weft sets for its own writes is not the child's: a child spawned afterwards has the
+// default disposition back, so a shell that sends itself SIGPIPE ends by it.
+TEST_P(file_io, a_child_gets_the_default_sigpipe_back) {
+  if (!sigpipe_default_at_start()) {
+    GTEST_SKIP() << "SIGPIPE was already ignored when the tests started (inherited from the parent): "
+                    "weft leaves such an ignore alone, and children inherit it";
+  }
+  loop().block_on([&]() -> task<void> {
+    // A write(2) first (sockets send with MSG_NOSIGNAL instead), so weft has made its change
+    // whatever test ran before.
+    spawn_options o;
+    o.in = stdio::pipe;
+    auto reader = child_process::spawn({"true"}, o);
+    WEFT_CO_ASSERT(reader, reader.error().message())
+    WEFT_CO_ASSERT(co_await reader->wait(), "")
+    auto w = co_await reader->stdin_pipe().write(bytes_of("x"));
+    WEFT_CO_ASSERT(!w, "a write to a pipe with no reader was accepted")
+    struct sigaction now{};
+    WEFT_CO_ASSERT(::sigaction(SIGPIPE, nullptr, &now) == 0, "")
+    EXPECT_EQ(now.sa_handler, SIG_IGN) << "the process's own SIGPIPE is not ignored after a write";
+    auto child = child_process::spawn({"sh", "-c", "kill -PIPE $$; exit 7"});
+    WEFT_CO_ASSERT(child, child.error().message())
+    auto status = co_await child->wait();
+    WEFT_CO_ASSERT(status, status.error().message())
+    EXPECT_EQ(status->signal, SIGPIPE) << "exit code " << status->code << ": the child inherited an ignored SIGPIPE";
   }());
 }
 

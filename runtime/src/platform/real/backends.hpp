@@ -23,4 +23,10 @@ bool writes_bytes(io_opcode op) noexcept;
 // spawn...), and the synchronous form of every submitted opcode (the epoll backend's file I/O).
 std::int64_t execute_now(const io_request& r) noexcept;
 
+// Before any write(2)/writev(2) of the process: SIGPIPE's default disposition becomes ignored,
+// so a pipe with no reader answers EPIPE (sigpipe.cpp). Cheap after the first call.
+void ignore_sigpipe_before_writes() noexcept;
+// Whether that changed the disposition (then children get the default back at spawn).
+bool sigpipe_ignored_by_weft() noexcept;
+
 }  // namespace weft::platform

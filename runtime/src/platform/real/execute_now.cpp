@@ -47,11 +47,25 @@ std::int64_t spawn_child(const spawn_request& s) noexcept {
   if (err == 0 && s.working_directory != nullptr) {
     err = posix_spawn_file_actions_addchdir_np(&actions, s.working_directory);
   }
+  // SIGPIPE ignored by weft (sigpipe.cpp) is weft's choice, not the child's: the child gets the
+  // default back. An ignore the program set itself is inherited as exec(2) always does.
+  posix_spawnattr_t attributes;
+  bool have_attributes = false;
+  if (err == 0 && sigpipe_ignored_by_weft()) {
+    err = posix_spawnattr_init(&attributes);
+    have_attributes = err == 0;
+    sigset_t to_default;
+    sigemptyset(&to_default);
+    sigaddset(&to_default, SIGPIPE);
+    if (err == 0) err = posix_spawnattr_setsigdefault(&attributes, &to_default);
+    if (err == 0) err = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  }
   pid_t pid = -1;
   if (err == 0) {
-    err = posix_spawnp(&pid, s.argv[0], &actions, nullptr, const_cast<char* const*>(s.argv),
-                       s.envp ? const_cast<char* const*>(s.envp) : environ);
+    err = posix_spawnp(&pid, s.argv[0], &actions, have_attributes ? &attributes : nullptr,
+                       const_cast<char* const*>(s.argv), s.envp ? const_cast<char* const*>(s.envp) : environ);
   }
+  if (have_attributes) posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) return -err;
   if (s.pidfd_out != nullptr) *s.pidfd_out = open_pidfd(pid);
@@ -96,6 +110,7 @@ std::int64_t execute_now(const io_request& r) noexcept {
       return result_of(r.offset == io_offset_current ? ::read(r.fd, r.data, r.size)
                                                      : ::pread(r.fd, r.data, r.size, static_cast<off_t>(r.offset)));
     case io_opcode::write:
+      ignore_sigpipe_before_writes();
       return result_of(r.offset == io_offset_current ? ::write(r.fd, r.data, r.size)
                                                      : ::pwrite(r.fd, r.data, r.size, static_cast<off_t>(r.offset)));
     case io_opcode::readv:
@@ -104,6 +119,7 @@ std::int64_t execute_now(const io_request& r) noexcept {
                            : ::preadv(r.fd, static_cast<const iovec*>(r.data), static_cast<int>(r.size),
                                       static_cast<off_t>(r.offset)));
     case io_opcode::writev:
+      ignore_sigpipe_before_writes();
       return result_of(r.offset == io_offset_current
                            ? ::writev(r.fd, static_cast<const iovec*>(r.data), static_cast<int>(r.size))
                            : ::pwritev(r.fd, static_cast<const iovec*>(r.data), static_cast<int>(r.size),

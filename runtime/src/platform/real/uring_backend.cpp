@@ -386,11 +386,15 @@ class uring_backend final : public driver_backend {
     switch (r.opcode) {
       case io_opcode::nop: io_uring_prep_nop(sqe); break;
       case io_opcode::read: io_uring_prep_read(sqe, r.fd, r.data, static_cast<unsigned>(r.size), off); break;
-      case io_opcode::write: io_uring_prep_write(sqe, r.fd, r.data, static_cast<unsigned>(r.size), off); break;
+      case io_opcode::write:
+        ignore_sigpipe_before_writes();
+        io_uring_prep_write(sqe, r.fd, r.data, static_cast<unsigned>(r.size), off);
+        break;
       case io_opcode::readv:
         io_uring_prep_readv(sqe, r.fd, static_cast<const iovec*>(r.data), static_cast<unsigned>(r.size), off);
         break;
       case io_opcode::writev:
+        ignore_sigpipe_before_writes();
         io_uring_prep_writev(sqe, r.fd, static_cast<const iovec*>(r.data), static_cast<unsigned>(r.size), off);
         break;
       case io_opcode::recv: io_uring_prep_recv(sqe, r.fd, r.data, r.size, r.flags); break;
