@@ -1,8 +1,11 @@
 // tcp_test.cpp — TCP listeners and streams on each real driver.
 #include <cerrno>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <thread>
 #include <vector>
 
@@ -37,6 +40,23 @@ task<expected<std::pair<tcp_stream, tcp_stream>, std::error_code>> connected_pai
   if (!client) co_return unexpected(std::make_error_code(std::errc::operation_canceled));
   if (!*client) co_return unexpected(client->error());
   co_return std::pair<tcp_stream, tcp_stream>(std::move(*server), std::move(**client));
+}
+
+// What a 16-byte read of `s` answered when `end_it` acted while the read was in the kernel; null
+// when the read never ended (or its task failed). A pause puts the read in flight: the loop
+// waits, where a yield alone might leave the read queued in the driver (and `end_it` would make
+// it fail at submission instead).
+template <class F>
+task<std::optional<expected<std::size_t, std::error_code>>> read_ended_by(tcp_stream& s, F end_it) {
+  auto reader = spawn([&s]() -> task<expected<std::size_t, std::error_code>> {
+    std::byte buf[16];
+    co_return co_await s.read(buf);
+  });
+  co_await sleep(std::chrono::milliseconds(5));
+  end_it();
+  auto outcome = co_await timeout(io_test::guard, std::move(reader));
+  if (!outcome || !*outcome) co_return std::nullopt;
+  co_return std::move(**outcome);
 }
 
 task<std::string> echo_once(tcp_listener& listener) {
@@ -285,21 +305,149 @@ TEST_P(tcp, closing_a_stream_ends_a_read_in_flight_with_an_error) {
   loop().block_on([]() -> task<void> {
     auto pair = co_await connected_pair();
     WEFT_CO_ASSERT(pair, pair.error().message())
-    auto& [server, client] = *pair;
-    tcp_stream& s = server;
-    auto reader = spawn([&s]() -> task<expected<std::size_t, std::error_code>> {
-      std::byte buf[16];
-      co_return co_await s.read(buf);
-    });
-    // A pause lets the loop wait, so the read reaches the kernel (a yield alone might leave it
-    // queued in the driver, where the close would make it fail at submission instead).
-    co_await sleep(std::chrono::milliseconds(5));
-    s.close();
-    auto outcome = co_await timeout(io_test::guard, std::move(reader));
+    tcp_stream& s = pair->first;
+    auto outcome = co_await read_ended_by(s, [&s] { s.close(); });
     WEFT_CO_ASSERT(outcome, "the read never ended after close")
-    WEFT_CO_ASSERT(*outcome, "")
-    EXPECT_FALSE(**outcome) << "a read on a closed stream answered bytes";
-    (void)client;
+    EXPECT_FALSE(*outcome) << "a read on a closed stream answered bytes";
+  }());
+}
+
+// Closes `s` with a reset: SO_LINGER with a zero timeout makes close() send RST, not FIN.
+void reset_close(tcp_stream& s) {
+  const linger abort_on_close{1, 0};
+  ASSERT_EQ(::setsockopt(s.native_handle(), SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close), 0);
+  s.close();
+}
+
+// A reset is the peer's doing, not the program's: a read in flight when it arrives ends with
+// ECONNRESET, a write after it is refused with a typed error (and no SIGPIPE ends the process).
+TEST_P(tcp, a_peer_reset_ends_a_read_in_flight_and_refuses_the_next_write) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    tcp_stream& s = pair->first;
+    tcp_stream& peer = pair->second;
+    auto outcome = co_await read_ended_by(s, [&peer] { reset_close(peer); });
+    WEFT_CO_ASSERT(outcome, "the read never ended after the peer's reset")
+    WEFT_CO_ASSERT(!*outcome, "a read after a reset answered " + std::to_string(**outcome) + " bytes")
+    EXPECT_EQ(outcome->error(), std::error_code(ECONNRESET, std::system_category()));
+    auto w = co_await s.write(bytes_of("to nobody"));
+    WEFT_CO_ASSERT(!w, "a write after a reset was accepted")
+    EXPECT_TRUE(w.error() == std::error_code(EPIPE, std::system_category()) ||
+                w.error() == std::error_code(ECONNRESET, std::system_category()))
+        << w.error().message();
+  }());
+}
+
+// A reset that arrives before the read is asked for: the read answers it at once.
+TEST_P(tcp, a_read_after_a_peer_reset_is_a_typed_error) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    reset_close(client);
+    co_await sleep(std::chrono::milliseconds(5));  // the RST reaches the server's socket
+    std::byte buf[16];
+    auto r = co_await timeout(io_test::guard, server.read(buf));
+    WEFT_CO_ASSERT(r, "the read never ended")
+    WEFT_CO_ASSERT(!*r, "a read after a reset answered " + std::to_string(**r) + " bytes")
+    EXPECT_EQ(r->error(), std::error_code(ECONNRESET, std::system_category()));
+  }());
+}
+
+// The byte `i` of the test stream: a pattern whose period (251, prime) is no buffer size, so a
+// lost, repeated or reordered chunk shows.
+std::byte pattern_byte(std::size_t i) { return static_cast<std::byte>(i % 251); }
+
+// Partial transfers: a write larger than the socket can take answers a partial count, a read
+// answers what has arrived (not a full buffer), and write_all / read_exact move every byte in
+// order while the reader takes small bites.
+TEST_P(tcp, partial_reads_and_writes_move_every_byte_in_order) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    constexpr std::size_t total = std::size_t{8} << 20;
+    std::vector<std::byte> out(total);
+    for (std::size_t i = 0; i < total; ++i) out[i] = pattern_byte(i);
+
+    // Nobody reads yet: one write cannot place 8 MiB, so it answers a partial count.
+    auto first = co_await timeout(io_test::guard, client.write(out));
+    WEFT_CO_ASSERT(first, "a write into a full socket never answered")
+    WEFT_CO_ASSERT(*first, (*first).error().message())
+    const std::size_t sent = **first;
+    EXPECT_GT(sent, 0u);
+    EXPECT_LT(sent, total) << "8 MiB fitted in one write: the test needs a partial one";
+
+    tcp_stream& c = client;
+    auto writer = spawn([&c, &out, sent]() -> task<expected<void, std::error_code>> {
+      co_return co_await write_all(c, std::span<const std::byte>(out).subspan(sent));
+    });
+    std::vector<std::byte> in(total);
+    std::size_t got = 0;
+    std::size_t reads = 0;
+    while (got < total) {
+      // Small bites of varying size: a read answers at most its buffer, and whatever has come.
+      const std::size_t want = std::min<std::size_t>(total - got, 1000 + (reads % 7) * 3000);
+      auto n = co_await timeout(io_test::guard, server.read(std::span<std::byte>(in).subspan(got, want)));
+      WEFT_CO_ASSERT(n, "a read never answered with " + std::to_string(got) + " bytes in")
+      WEFT_CO_ASSERT(*n, (*n).error().message())
+      WEFT_CO_ASSERT(**n > 0, "end of stream after " + std::to_string(got) + " bytes")
+      WEFT_CO_ASSERT(**n <= want, "a read answered more than its buffer")
+      got += **n;
+      ++reads;
+    }
+    auto wrote = co_await timeout(io_test::guard, std::move(writer));
+    WEFT_CO_ASSERT(wrote && *wrote, "write_all did not finish")
+    WEFT_CO_ASSERT(**wrote, (**wrote).error().message())
+    for (std::size_t i = 0; i < total; ++i) {
+      if (in[i] != pattern_byte(i)) {
+        ADD_FAILURE() << "byte " << i << " is wrong: a chunk was lost, repeated or reordered";
+        break;
+      }
+    }
+
+    // A read asked for 64 KiB when 10 bytes have come answers the 10 it has.
+    auto w = co_await write_all(client, bytes_of("ten bytes!"));
+    WEFT_CO_ASSERT(w, "")
+    std::vector<std::byte> big(64 * 1024);
+    auto n = co_await timeout(io_test::guard, server.read(big));
+    WEFT_CO_ASSERT(n && *n, "")
+    EXPECT_EQ(**n, 10u);
+  }());
+}
+
+// writev gathers its chunks in order; a gather larger than one transfer answers a partial count
+// that ends inside some chunk, and the rest follows from there.
+TEST_P(tcp, a_partial_writev_continues_where_it_stopped) {
+  loop().block_on([]() -> task<void> {
+    auto pair = co_await connected_pair();
+    WEFT_CO_ASSERT(pair, pair.error().message())
+    auto& [server, client] = *pair;
+    constexpr std::size_t chunk = 1 << 20;
+    constexpr std::size_t chunks = 4;
+    std::vector<std::byte> out(chunk * chunks);
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = pattern_byte(i);
+    std::vector<std::span<const std::byte>> parts;
+    for (std::size_t k = 0; k < chunks; ++k) parts.emplace_back(std::span<const std::byte>(out).subspan(k * chunk, chunk));
+    tcp_stream& c = client;
+    auto writer = spawn([&c, &parts, &out]() -> task<expected<std::size_t, std::error_code>> {
+      auto n = co_await c.writev(parts);
+      if (!n) co_return unexpected(n.error());
+      // What writev did not place goes by write_all, from the byte where it stopped.
+      auto rest = co_await write_all(c, std::span<const std::byte>(out).subspan(*n));
+      if (!rest) co_return unexpected(rest.error());
+      co_return *n;
+    });
+    std::vector<std::byte> in(out.size());
+    auto r = co_await timeout(io_test::guard, read_exact(server, in));
+    WEFT_CO_ASSERT(r, "the bytes never all came")
+    WEFT_CO_ASSERT(*r, (*r).error().message())
+    auto first = co_await timeout(io_test::guard, std::move(writer));
+    WEFT_CO_ASSERT(first && *first && **first, "the writer failed")
+    EXPECT_GT(***first, 0u);
+    EXPECT_LE(***first, out.size());
+    EXPECT_TRUE(in == out) << "a gathered write lost, repeated or reordered bytes";
   }());
 }
 
