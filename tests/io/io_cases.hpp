@@ -7,7 +7,9 @@
 // same in every flavor; timeouts run on the seam clock (virtual time in the simulator).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -96,6 +98,38 @@ inline task<std::string> a_dropped_read_loses_no_bytes(std::string) {
   co_return "";
 }
 
+// More than one staging buffer's worth, written by write_all while the reader takes small bites
+// of varying size: every read answers at most its buffer, and every byte arrives once, in order.
+inline task<std::string> transfers_arrive_whole_and_in_order(std::string) {
+  auto pair = co_await detail::connected_pair();
+  if (!pair) co_return "connect: " + detail::errno_name(pair.error());
+  auto& [server, client] = *pair;
+  constexpr std::size_t total = (std::size_t{1} << 20) + 1000;
+  // A period (251, prime) that no buffer size shares: a lost, repeated or reordered chunk shows.
+  auto byte_at = [](std::size_t i) { return static_cast<std::byte>(i % 251); };
+  std::vector<std::byte> out(total);
+  for (std::size_t i = 0; i < total; ++i) out[i] = byte_at(i);
+  tcp_stream& c = client;
+  auto writer = spawn([&c, &out]() -> task<bool> { co_return static_cast<bool>(co_await write_all(c, out)); });
+  std::vector<std::byte> in(total);
+  std::size_t got = 0;
+  for (std::size_t reads = 0; got < total; ++reads) {
+    const std::size_t want = std::min<std::size_t>(total - got, 700 + (reads % 5) * 9000);
+    auto n = co_await timeout(std::chrono::seconds(10), server.read(std::span<std::byte>(in).subspan(got, want)));
+    if (!n) co_return "a read never answered, " + std::to_string(got) + " bytes in";
+    if (!*n) co_return "read: " + detail::errno_name(n->error());
+    if (**n == 0) co_return "end of stream after " + std::to_string(got) + " bytes";
+    if (**n > want) co_return "a read answered more than its buffer";
+    got += **n;
+  }
+  auto wrote = co_await writer;
+  if (!wrote || !*wrote) co_return "write_all failed";
+  for (std::size_t i = 0; i < total; ++i) {
+    if (in[i] != byte_at(i)) co_return "byte " + std::to_string(i) + " is wrong";
+  }
+  co_return "";
+}
+
 inline task<std::string> datagrams_name_their_sender(std::string) {
   auto a = udp_socket::bind(socket_address::ipv4_loopback(0));
   auto b = udp_socket::bind(socket_address::ipv4_loopback(0));
@@ -157,6 +191,7 @@ inline const std::vector<named_case>& all() {
       {"tcp_round_trip_and_end_of_stream", &tcp_round_trip_and_end_of_stream},
       {"refused_connect_and_port_in_use", &refused_connect_and_port_in_use},
       {"a_dropped_read_loses_no_bytes", &a_dropped_read_loses_no_bytes},
+      {"transfers_arrive_whole_and_in_order", &transfers_arrive_whole_and_in_order},
       {"datagrams_name_their_sender", &datagrams_name_their_sender},
       {"unix_pair_lines", &unix_pair_lines},
       {"files_write_read_size_and_rename", &files_write_read_size_and_rename},
