@@ -42,6 +42,13 @@ usage:
       `weft-sim list` fuzzed and the properties run; prints the kill rate and seeds-to-kill.
       Exit status: 0 measured, 1 the kill rate is below --min-kill-rate, 2 a bad flag, 3 nothing
       could be measured (a stale or non-compiling mutant, a failing baseline, a build error).
+  mutate.py orders --model NAME --header PATH --work DIR [--source ROOT] [--timeout S]
+      The order sweep (docs/models.md, *Which orders the models tell apart*): for every
+      acquire/release/acq_rel/seq_cst in the code of HEADER (relative to runtime/include), one at
+      a time, builds the Relacy model NAME (models/src/NAME_model.cpp) against a copy with that
+      one order relaxed, runs it, and prints a markdown row: rejected (the model fails) or
+      accepted. The unmutated model must pass first. Exit status: 0 measured, 2 a bad flag,
+      3 nothing measured (the baseline failed or did not compile).
 """
 import os
 import re
@@ -316,14 +323,18 @@ def whole(flag, text, low, high):
     return value
 
 
-def campaign_args(argv):
+def subcommand_parser(name, description, source_help):
+    """An argument parser for `mutate.py NAME` with its --source flag (default: this checkout)."""
     import argparse
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    p = argparse.ArgumentParser(
-        prog="mutate.py campaign",
-        description="Measures the simulator and the properties against the mutants of tools/mutants/ "
-                    "(docs/mutation.md).")
-    p.add_argument("--source", default=here, help="the tree to copy and mutate (default: this checkout)")
+    p = argparse.ArgumentParser(prog="mutate.py " + name, description=description)
+    p.add_argument("--source", default=here, help=source_help + " (default: this checkout)")
+    return p
+
+
+def campaign_args(argv):
+    p = subcommand_parser("campaign", "Measures the simulator and the properties against the mutants of "
+                                      "tools/mutants/ (docs/mutation.md).", "the tree to copy and mutate")
     p.add_argument("--work", required=True, help="working directory: the copy and its build (created)")
     p.add_argument("--mutants", help="directory of .mutant specs (default: SOURCE/tools/mutants)")
     p.add_argument("--only", nargs="+", action="extend", default=[], metavar="NAME",
@@ -778,12 +789,104 @@ def run_mutant(bench, m, index, count):
     return result
 
 
+# ---- the order sweep -------------------------------------------------------------------------
+
+ORDER_TOKEN = re.compile(r"std::memory_order_(acquire|release|acq_rel|seq_cst)\b")
+ORDER_SWEEP_FLAGS = ["-std=c++20", "-O2", "-g0", "-w", "-DWEFT_FLAVOR_MODEL=1", "-fno-sized-deallocation"]
+
+
+def orders_args(argv):
+    p = subcommand_parser("orders", "Relaxes each non-relaxed memory order of a production header, one at a "
+                                    "time, and says whether its Relacy model rejects the result "
+                                    "(docs/models.md).", "the tree to read")
+    p.add_argument("--model", required=True, help="a model of models/src/ (NAME for NAME_model.cpp)")
+    p.add_argument("--header", required=True, help="the header to sweep, relative to runtime/include")
+    p.add_argument("--work", required=True, help="working directory for the copies and programs (created)")
+    p.add_argument("--timeout", default="900", help="seconds one model run may take, in [1, 86400]")
+    a = p.parse_args(argv)
+    try:
+        a.timeout = whole("--timeout", a.timeout, 1, 86400)
+    except ValueError as e:
+        p.error(str(e))
+    a.source = os.path.abspath(a.source)
+    a.model_source = os.path.join(a.source, "models", "src", a.model + "_model.cpp")
+    if not re.fullmatch(r"[a-z_]+", a.model) or not os.path.isfile(a.model_source):
+        p.error(f"--model: no model named {a.model!r} ({a.model_source} does not exist)")
+    a.header_path = os.path.join(a.source, "runtime", "include", a.header)
+    if os.path.isabs(a.header) or ".." in a.header.split("/") or not os.path.isfile(a.header_path):
+        p.error(f"--header: {a.header!r} is not a header under {os.path.join(a.source, 'runtime', 'include')}")
+    try:
+        os.makedirs(a.work, exist_ok=True)
+    except OSError as e:
+        p.error(f"--work: cannot create {a.work}: {e}")
+    return a
+
+
+def order_sites(lines):
+    """(line index, column, token) of every non-relaxed order in the code (comments skipped)."""
+    sites = []
+    for i, line in enumerate(lines):
+        code = line.split("//")[0]
+        sites.extend((i, m.start(), m.group(0)) for m in ORDER_TOKEN.finditer(code))
+    return sites
+
+
+def run_model(a, overlay, name, env):
+    """'rejected', 'accepted', 'timeout' or 'compile error' for the model built over `overlay`."""
+    import subprocess
+    exe = os.path.join(a.work, name)
+    cxx = env.get("CXX", "clang++").split()
+    build = subprocess.run(cxx + ORDER_SWEEP_FLAGS + ["-I" + overlay, "-I" + os.path.join(a.source, "models", "include"),
+                                                      "-I" + os.path.join(a.source, "runtime", "include"),
+                                                      a.model_source, "-o", exe],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    if build.returncode != 0:
+        return "compile error", tail(build.stdout.decode(errors="replace"), 5)
+    try:
+        run = subprocess.run([exe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=a.work,
+                             timeout=a.timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+    return ("accepted", "") if run.returncode == 0 else ("rejected", "")
+
+
+def orders(argv):
+    a = orders_args(argv)
+    env = toolchain_env(a.source)
+    lines = open(a.header_path, encoding="utf-8").read().split("\n")
+    stem = re.sub(r"[^a-z0-9]+", "_", a.header.lower())
+    baseline = os.path.join(a.work, stem + "-baseline")
+    os.makedirs(os.path.join(baseline, os.path.dirname(a.header)), exist_ok=True)
+    with open(os.path.join(baseline, a.header), "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    verdict, detail = run_model(a, baseline, stem + "-baseline.bin", env)
+    if verdict != "accepted":
+        print(f"mutate.py orders: the unmutated model {a.model} is {verdict}, not accepted: nothing to measure"
+              + (f"\n{detail}" if detail else ""), file=sys.stderr)
+        return EXIT_UNMEASURED
+    sites = order_sites(lines)
+    print(f"| {a.header} line | order relaxed | model `{a.model}` |\n|---|---|---|")
+    for k, (i, col, token) in enumerate(sites):
+        overlay = os.path.join(a.work, f"{stem}-{k}")
+        os.makedirs(os.path.join(overlay, os.path.dirname(a.header)), exist_ok=True)
+        mutated = list(lines)
+        mutated[i] = mutated[i][:col] + "std::memory_order_relaxed" + mutated[i][col + len(token):]
+        with open(os.path.join(overlay, a.header), "w", encoding="utf-8") as f:
+            f.write("\n".join(mutated))
+        verdict, _ = run_model(a, overlay, f"{stem}-{k}.bin", env)
+        statement = lines[i].strip().replace("|", "\\|")
+        print(f"| {i + 1} | `{token[len('std::memory_order_'):]}` in `{statement}` | {verdict} |", flush=True)
+    return 0
+
+
 def dispatch(argv):
     if len(argv) < 2:
-        fail("usage: mutate.py apply|includers|guard|campaign ... (see the docstring)")
+        fail("usage: mutate.py apply|includers|guard|campaign|orders ... (see the docstring)")
     command, rest = argv[1], argv[2:]
     if command == "campaign":
         sys.exit(campaign(rest))
+    if command == "orders":
+        sys.exit(orders(rest))
     if command == "apply" and len(rest) == 4:
         apply(*rest)
     elif command == "includers" and len(rest) >= 1:
