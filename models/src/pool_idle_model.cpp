@@ -74,6 +74,15 @@ struct pool {
     wake_one();
   }
 
+  // pool_core's spill of a full local queue (push_local's overflow): the items go to the injector
+  // in one batch, then one parked worker is woken.
+  void spill(item& it) {
+    it.payload.with_mut([](int& v) { v = published; });
+    runnable* batch[1] = {&it};
+    injector.push_batch(batch, 1);
+    wake_one();
+  }
+
   // pool_core::wake_one.
   void wake_one() {
     const std::size_t index = idle.wake_one();
@@ -207,6 +216,30 @@ struct search_hands_off : rl::test_suite<search_hands_off, 3> {
   }
 };
 
+// A worker spills an item it cannot keep (its local queue is full) and stays busy from then on;
+// the other worker, with nothing to do, parks. The spill's count and the worker's announce form
+// the same store-load pair as a submission's: a lost wake-up leaves the item with the only free
+// worker parked for ever (DEADLOCK).
+struct spill_wakes_a_parked_worker : rl::test_suite<spill_wakes_a_parked_worker, 2> {
+  pool<2> p;
+  item items[1];
+
+  void before() { p.stop_after = 1; }
+
+  void thread(unsigned index) {
+    if (index == 0) {
+      p.work(0, 0);
+    } else {
+      p.spill(items[0]);
+    }
+  }
+
+  void after() {
+    RL_ASSERT(items[0].runs == 1);
+    p.check_items(items);
+  }
+};
+
 // Two workers with nothing to do park; a third thread submits one item and stops the pool at
 // once, racing their announce/re-check/park. Every worker must leave; the item is run or
 // discarded, once.
@@ -240,6 +273,8 @@ int main(int argc, char** argv) {
           // 2 in full, then a wide random sample.
           {"two_workers", &run_test<two_workers>, {search::context_bound(2), search::random(1000000)}},
           {"search_hands_off", &run_test<search_hands_off>, {search::context_bound(2), search::random(1000000)}},
+          {"spill_wakes_a_parked_worker", &run_test<spill_wakes_a_parked_worker>,
+           {search::context_bound(3), search::random(100000)}},
           {"stop_while_parking", &run_test<stop_while_parking>,
            {search::context_bound(2), search::random(100000)}},
       });
