@@ -26,7 +26,8 @@ std::int64_t execute_now(const io_request& r) noexcept;
 // Before any write(2)/writev(2) of the process: SIGPIPE's default disposition becomes ignored,
 // so a pipe with no reader answers EPIPE (sigpipe.cpp). Cheap after the first call.
 void ignore_sigpipe_before_writes() noexcept;
-// Whether that changed the disposition (then children get the default back at spawn).
+// Whether that changed the disposition (then children get the default back at spawn). Only asks:
+// a spawn before any write changes nothing.
 bool sigpipe_ignored_by_weft() noexcept;
 
 }  // namespace weft::platform

@@ -8,6 +8,7 @@
 // and Node do at start-up; a disposition the program set itself (a handler, or an ignore of its
 // own) is left alone. Children spawned afterwards get the default back (spawn_child), so a
 // pipeline's `head` still stops its producer the usual way.
+#include <atomic>
 #include <csignal>
 
 #include "backends.hpp"
@@ -16,29 +17,34 @@ namespace weft::platform {
 
 namespace {
 
-// True when this call changed the disposition (it was the default).
-bool ignore_if_default() noexcept {
+// Raised before the disposition changes, so that a spawn racing the first write resets the
+// child's SIGPIPE at worst needlessly (default to default), never leaves it ignored.
+std::atomic<bool> changed_by_weft{false};
+
+void ignore_if_default() noexcept {
   struct sigaction current{};
-  if (::sigaction(SIGPIPE, nullptr, &current) != 0) return false;
-  const bool is_default = !(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL;
-  if (!is_default) return false;
+  if (::sigaction(SIGPIPE, nullptr, &current) != 0) return;
+  if ((current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL) return;
+  // seq_cst (both stores): pairs with the load in sigpipe_ignored_by_weft(); the flag is up
+  // before the sigaction below can take effect.
+  changed_by_weft.store(true, std::memory_order_seq_cst);
   struct sigaction ignore{};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
-  return ::sigaction(SIGPIPE, &ignore, nullptr) == 0;
-}
-
-// Set once, by the first write of the process (a function-local static: its initialisation is
-// thread-safe and every later call is one load).
-bool weft_ignored() noexcept {
-  static const bool changed = ignore_if_default();
-  return changed;
+  if (::sigaction(SIGPIPE, &ignore, nullptr) != 0) changed_by_weft.store(false, std::memory_order_seq_cst);
 }
 
 }  // namespace
 
-void ignore_sigpipe_before_writes() noexcept { (void)weft_ignored(); }
+void ignore_sigpipe_before_writes() noexcept {
+  // A function-local static: its initialisation runs once, thread-safely; later calls are a load.
+  static const bool done = (ignore_if_default(), true);
+  (void)done;
+}
 
-bool sigpipe_ignored_by_weft() noexcept { return weft_ignored(); }
+bool sigpipe_ignored_by_weft() noexcept {
+  // seq_cst: pairs with the stores in ignore_if_default().
+  return changed_by_weft.load(std::memory_order_seq_cst);
+}
 
 }  // namespace weft::platform
