@@ -271,17 +271,21 @@ TEST_P(file_io, a_child_process_pipeline_runs_and_is_waited_for) {
   }());
 }
 
+// What a write to the stdin pipe of a child that has already exited answers (its reader is gone).
+task<expected<std::size_t, std::error_code>> write_to_an_exited_childs_stdin(std::string text) {
+  spawn_options o;
+  o.in = stdio::pipe;
+  auto child = child_process::spawn({"true"}, o);
+  if (!child) co_return unexpected(child.error());
+  if (auto status = co_await child->wait(); !status) co_return unexpected(status.error());
+  co_return co_await child->stdin_pipe().write(bytes_of(text));
+}
+
 // A pipe whose reader has exited refuses a write with EPIPE, a typed error: the write does not
 // raise SIGPIPE, whose default action would end the whole process.
 TEST_P(file_io, writing_to_a_pipe_whose_reader_exited_is_a_typed_error) {
   loop().block_on([&]() -> task<void> {
-    spawn_options o;
-    o.in = stdio::pipe;
-    auto child = child_process::spawn({"true"}, o);
-    WEFT_CO_ASSERT(child, child.error().message())
-    auto status = co_await child->wait();
-    WEFT_CO_ASSERT(status, status.error().message())
-    auto w = co_await child->stdin_pipe().write(bytes_of("nobody reads this"));
+    auto w = co_await write_to_an_exited_childs_stdin("nobody reads this");
     WEFT_CO_ASSERT(!w, "a write to a pipe with no reader was accepted")
     EXPECT_EQ(w.error(), std::error_code(EPIPE, std::system_category()));
   }());
@@ -297,13 +301,9 @@ TEST_P(file_io, a_child_gets_the_default_sigpipe_back) {
   loop().block_on([&]() -> task<void> {
     // A write(2) first (sockets send with MSG_NOSIGNAL instead), so weft has made its change
     // whatever test ran before.
-    spawn_options o;
-    o.in = stdio::pipe;
-    auto reader = child_process::spawn({"true"}, o);
-    WEFT_CO_ASSERT(reader, reader.error().message())
-    WEFT_CO_ASSERT(co_await reader->wait(), "")
-    auto w = co_await reader->stdin_pipe().write(bytes_of("x"));
+    auto w = co_await write_to_an_exited_childs_stdin("x");
     WEFT_CO_ASSERT(!w, "a write to a pipe with no reader was accepted")
+    EXPECT_EQ(w.error(), std::error_code(EPIPE, std::system_category()));
     struct sigaction now{};
     WEFT_CO_ASSERT(::sigaction(SIGPIPE, nullptr, &now) == 0, "")
     EXPECT_EQ(now.sa_handler, SIG_IGN) << "the process's own SIGPIPE is not ignored after a write";

@@ -20,8 +20,6 @@
 namespace weft {
 namespace {
 
-using io_test::bytes_of;
-
 class runtime_io : public ::testing::TestWithParam<io_driver_choice> {
  protected:
   // A 2-worker runtime on the driver the instance asks for; io_uring where the kernel lacks it is
@@ -29,7 +27,7 @@ class runtime_io : public ::testing::TestWithParam<io_driver_choice> {
   std::unique_ptr<runtime> build() {
     try {
       return std::make_unique<runtime>(runtime::builder().workers(2).io_driver(GetParam()).build());
-    } catch (const io_unavailable_error& e) {
+    } catch (const io_unavailable_error&) {
       return nullptr;
     }
   }
