@@ -855,10 +855,9 @@ def orders(argv):
     env = toolchain_env(a.source)
     lines = open(a.header_path, encoding="utf-8").read().split("\n")
     stem = re.sub(r"[^a-z0-9]+", "_", a.header.lower())
+    # The baseline's overlay is empty: the production header itself is found behind it.
     baseline = os.path.join(a.work, stem + "-baseline")
-    os.makedirs(os.path.join(baseline, os.path.dirname(a.header)), exist_ok=True)
-    with open(os.path.join(baseline, a.header), "w", encoding="utf-8") as f:
-        f.write("\n".join(lines))
+    os.makedirs(baseline, exist_ok=True)
     verdict, detail = run_model(a, baseline, stem + "-baseline.bin", env)
     if verdict != "accepted":
         print(f"mutate.py orders: the unmutated model {a.model} is {verdict}, not accepted: nothing to measure"
