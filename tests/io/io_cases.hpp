@@ -161,6 +161,44 @@ inline task<std::string> unix_pair_lines(std::string) {
   co_return "";
 }
 
+// A strict reader answers io_errc::end_of_stream for bytes the stream ends in; the default one
+// returns them as a last line.
+inline task<std::string> a_strict_line_reader_rejects_a_cut_line(std::string) {
+  for (const auto last : {line_reader::unterminated_line::reject, line_reader::unterminated_line::accept}) {
+    auto pair = unix_stream::pair();
+    if (!pair) co_return "socketpair: " + detail::errno_name(pair.error());
+    auto& [a, b] = *pair;
+    if (!co_await write_all(a, detail::bytes("VALUE 12\nVALUE 1"))) co_return "write_all failed";
+    a.close();
+    line_reader lines(b, line_reader::default_line_max, last);
+    auto first = co_await lines.next_line();
+    if (!first || !*first || **first != "VALUE 12") co_return "the whole line was not read";
+    auto cut = co_await lines.next_line();
+    if (last == line_reader::unterminated_line::reject) {
+      if (cut || cut.error() != io_errc::end_of_stream) co_return "a cut line was not refused as end_of_stream";
+    } else {
+      if (!cut || !*cut || **cut != "VALUE 1") co_return "the default reader lost the last line";
+      auto end = co_await lines.next_line();
+      if (!end || *end) co_return "no end of stream after the last line";
+    }
+  }
+  co_return "";
+}
+
+// line_max bounds every line, also one whose '\n' arrives in the same read.
+inline task<std::string> a_line_past_its_limit_is_refused(std::string) {
+  auto pair = unix_stream::pair();
+  if (!pair) co_return "socketpair: " + detail::errno_name(pair.error());
+  auto& [a, b] = *pair;
+  if (!co_await write_all(a, detail::bytes("12345\n123456\n"))) co_return "write_all failed";
+  line_reader lines(b, 5);
+  auto fits = co_await lines.next_line();
+  if (!fits || !*fits || **fits != "12345") co_return "a line of line_max bytes was not read";
+  auto over = co_await lines.next_line();
+  if (over || over.error() != io_errc::line_too_long) co_return "a line of line_max + 1 bytes was not refused";
+  co_return "";
+}
+
 inline task<std::string> files_write_read_size_and_rename(std::string dir) {
   const std::string path = dir + "/weft-io-case", moved = path + ".moved";
   auto f = co_await file::open(path, open_options{.write = true, .create = true, .truncate = true});
@@ -194,6 +232,8 @@ inline const std::vector<named_case>& all() {
       {"transfers_arrive_whole_and_in_order", &transfers_arrive_whole_and_in_order},
       {"datagrams_name_their_sender", &datagrams_name_their_sender},
       {"unix_pair_lines", &unix_pair_lines},
+      {"a_strict_line_reader_rejects_a_cut_line", &a_strict_line_reader_rejects_a_cut_line},
+      {"a_line_past_its_limit_is_refused", &a_line_past_its_limit_is_refused},
       {"files_write_read_size_and_rename", &files_write_read_size_and_rename},
   };
   return cases;

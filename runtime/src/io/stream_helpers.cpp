@@ -48,8 +48,12 @@ task<expected<void, std::error_code>> write_all(byte_stream& stream, std::span<c
   co_return expected<void, std::error_code>{};
 }
 
-line_reader::line_reader(byte_stream& stream, std::size_t line_max) : stream_(stream), line_max_(line_max) {
+line_reader::line_reader(byte_stream& stream, std::size_t line_max, unterminated_line last)
+    : stream_(stream), line_max_(line_max), last_(last) {
   if (line_max == 0) throw usage_error("line_reader: line_max must be at least 1");
+  if (last != unterminated_line::accept && last != unterminated_line::reject) {
+    throw usage_error("line_reader: unterminated_line is neither accept nor reject");
+  }
 }
 
 task<expected<std::optional<std::string>, std::error_code>> line_reader::next_line() {
@@ -58,7 +62,11 @@ task<expected<std::optional<std::string>, std::error_code>> line_reader::next_li
     const auto begin = buffer_.begin() + static_cast<std::ptrdiff_t>(scanned);
     const auto newline = std::find(begin, buffer_.end(), '\n');
     if (newline != buffer_.end()) {
-      std::string line(buffer_.begin() + static_cast<std::ptrdiff_t>(start_), newline);
+      const auto first = buffer_.begin() + static_cast<std::ptrdiff_t>(start_);
+      if (static_cast<std::size_t>(newline - first) > line_max_) {
+        co_return unexpected(make_error_code(io_errc::line_too_long));
+      }
+      std::string line(first, newline);
       if (!line.empty() && line.back() == '\r') line.pop_back();
       start_ = static_cast<std::size_t>(newline - buffer_.begin()) + 1;
       if (start_ == buffer_.size()) {
@@ -70,6 +78,7 @@ task<expected<std::optional<std::string>, std::error_code>> line_reader::next_li
     if (buffer_.size() - start_ > line_max_) co_return unexpected(make_error_code(io_errc::line_too_long));
     if (ended_) {
       if (start_ == buffer_.size()) co_return std::optional<std::string>();
+      if (last_ == unterminated_line::reject) co_return unexpected(make_error_code(io_errc::end_of_stream));
       std::string last(buffer_.begin() + static_cast<std::ptrdiff_t>(start_), buffer_.end());
       buffer_.clear();
       start_ = 0;

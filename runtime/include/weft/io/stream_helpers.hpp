@@ -20,7 +20,7 @@ namespace weft {
 
 // Errors of weft's own I/O helpers (the OS's errors stay in std::system_category).
 enum class io_errc {
-  end_of_stream = 1,  // the stream ended before read_exact had its bytes
+  end_of_stream = 1,  // the stream ended before read_exact had its bytes, or inside a strict line
   line_too_long,      // a line_reader line exceeded its limit
   write_zero,         // the stream accepted no bytes of a non-empty write
 };
@@ -40,19 +40,29 @@ task<expected<void, std::error_code>> read_exact(byte_stream& stream, std::span<
 // Writes every byte of `src`.
 task<expected<void, std::error_code>> write_all(byte_stream& stream, std::span<const std::byte> src);
 
-// Splits a stream into '\n'-terminated lines (the '\n', and a '\r' before it, removed).
+// Splits a stream into '\n'-terminated lines (the '\n', and a '\r' before it, removed). A line
+// longer than line_max bytes (before its '\n') is io_errc::line_too_long, however it arrives.
 class line_reader {
  public:
   static constexpr std::size_t default_line_max = 64 * 1024;
   static constexpr std::size_t chunk_size = 4096;
 
-  explicit line_reader(byte_stream& stream, std::size_t line_max = default_line_max);
-  // The next line; nullopt at end of stream (a last line without '\n' is returned first).
+  // What the bytes after the last '\n' are when the stream ends there. A protocol whose messages
+  // are lines wants `reject`: a peer that died mid-line must not have "VALUE 12" read as "VALUE 1".
+  enum class unterminated_line {
+    accept,  // a last line, returned before the end of stream (text files, a child's output)
+    reject,  // io_errc::end_of_stream
+  };
+
+  explicit line_reader(byte_stream& stream, std::size_t line_max = default_line_max,
+                       unterminated_line last = unterminated_line::accept);
+  // The next line; nullopt at end of stream between lines.
   task<expected<std::optional<std::string>, std::error_code>> next_line();
 
  private:
   byte_stream& stream_;
   std::size_t line_max_;
+  unterminated_line last_;
   std::vector<char> buffer_;
   std::size_t start_ = 0;
   bool ended_ = false;
