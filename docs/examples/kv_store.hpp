@@ -52,7 +52,6 @@ inline constexpr std::size_t batch_records_max = 128;
 inline constexpr std::size_t connections_max = 256;
 // The pause after a failed accept (EMFILE, say) before the next one, so a lasting error does not spin.
 inline constexpr weft::duration accept_retry_delay = std::chrono::milliseconds(10);
-inline constexpr std::size_t read_chunk_bytes = 4096;
 
 // ---- a one-loop notification -------------------------------------------------------------------
 
@@ -295,42 +294,6 @@ inline weft::expected<request, std::string> parse_request(std::string_view line)
   return r;
 }
 
-// Splits a stream into '\n'-terminated lines, strictly: unlike weft::line_reader, a last line the
-// stream ends inside is an error (io_errc::end_of_stream), not a request — a client that died
-// mid-line must not get "PUT k 1" stored for "PUT k 123".
-class request_reader {
- public:
-  explicit request_reader(weft::byte_stream& stream) noexcept : stream_(stream) {}
-
-  // The next line (its '\n', and a '\r' before it, removed); nullopt at an end of stream between
-  // lines; io_errc::line_too_long past request_line_max.
-  weft::task<weft::expected<std::optional<std::string>, std::error_code>> next_line() {
-    for (;;) {
-      const std::size_t end = buffer_.find('\n');
-      if (end != std::string::npos) {
-        if (end > request_line_max + 1) co_return weft::unexpected(make_error_code(weft::io_errc::line_too_long));
-        std::string line = buffer_.substr(0, end);
-        buffer_.erase(0, end + 1);
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        co_return std::optional<std::string>(std::move(line));
-      }
-      if (buffer_.size() > request_line_max + 1) co_return weft::unexpected(make_error_code(weft::io_errc::line_too_long));
-      std::byte chunk[read_chunk_bytes];
-      auto n = co_await stream_.read(chunk);
-      if (!n) co_return weft::unexpected(n.error());
-      if (*n == 0) {
-        if (buffer_.empty()) co_return std::optional<std::string>();
-        co_return weft::unexpected(make_error_code(weft::io_errc::end_of_stream));
-      }
-      buffer_.append(detail::as_text(std::span<const std::byte>(chunk, *n)));
-    }
-  }
-
- private:
-  weft::byte_stream& stream_;
-  std::string buffer_;
-};
-
 // ---- the server --------------------------------------------------------------------------------
 
 struct server_config {
@@ -362,10 +325,15 @@ struct pending_put {
   std::shared_ptr<put_outcome> outcome;  // shared: the connection may be gone by the commit
 };
 
+// Requests and replies are lines read strictly: a peer that died mid-line must not have "PUT k 1"
+// stored for "PUT k 123", nor "VALUE 1" read for "VALUE 123"; the bytes it ends inside are
+// io_errc::end_of_stream. A line may end in "\r\n", hence the byte past each maximum.
+inline constexpr auto strict_lines = weft::line_reader::unterminated_line::reject;
+
 struct connection {
-  explicit connection(weft::tcp_stream s) : stream(std::move(s)), reader(stream) {}
+  explicit connection(weft::tcp_stream s) : stream(std::move(s)), reader(stream, request_line_max + 1, strict_lines) {}
   weft::tcp_stream stream;
-  request_reader reader;
+  weft::line_reader reader;
   bool idle = false;            // waiting for a request: a stop may close it at once
   bool closed_by_stop = false;  // a line read meanwhile is dropped unanswered
 };
@@ -734,7 +702,7 @@ class client {
  private:
   // The reader refers to the stream: both live at one address however the client moves.
   struct link {
-    explicit link(weft::tcp_stream s) : stream(std::move(s)), reader(stream, reply_line_max + 1) {}
+    explicit link(weft::tcp_stream s) : stream(std::move(s)), reader(stream, reply_line_max + 1, detail::strict_lines) {}
     weft::tcp_stream stream;
     weft::line_reader reader;
   };

@@ -265,6 +265,50 @@ TEST_P(kv_store, malformed_requests_answer_err_and_the_connection_goes_on) {
   }());
 }
 
+TEST_P(kv_store, a_request_its_client_ends_inside_is_not_applied) {
+  loop().block_on([&]() -> task<void> {
+    auto r = co_await start(config());
+    WEFT_CO_ASSERT(r, "")
+    auto raw = co_await tcp_stream::connect(r->at);
+    WEFT_CO_ASSERT(raw, "connect: " << raw.error().message())
+    const auto bytes = [](std::string_view text) { return std::as_bytes(std::span<const char>(text)); };
+    EXPECT_TRUE(co_await write_all(*raw, bytes("PUT a 123\n")));
+    std::byte answer[3];
+    EXPECT_TRUE(co_await read_exact(*raw, answer));
+    EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(answer), 3), "OK\n");
+    // The next PUT ends inside its line: "PUT a 12" must not be stored for it.
+    EXPECT_TRUE(co_await write_all(*raw, bytes("PUT a 12")));
+    raw->close();
+    EXPECT_TRUE(co_await settle([&] { return r->srv.stats().connections == 1; }));
+    EXPECT_REPLY(r->kv.get("a"), value("123"));
+    EXPECT_EQ(r->srv.stats().records, 1u);
+    EXPECT_TRUE(co_await stop(*r));
+  }());
+}
+
+TEST_P(kv_store, a_reply_its_server_ends_inside_is_an_error) {
+  loop().block_on([&]() -> task<void> {
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(listener, "bind: " << listener.error().message())
+    const socket_address at = *listener->local_address();
+    // A server that dies while it answers: "VALUE 123\n" reaches the client as "VALUE 12".
+    auto cut_server = spawn([](tcp_listener& l) -> task<void> {
+      auto s = co_await l.accept();
+      if (!s) co_return;
+      line_reader requests(*s);
+      (void)co_await requests.next_line();
+      const std::string_view partial = "VALUE 12";
+      (void)co_await write_all(*s, std::as_bytes(std::span<const char>(partial)));
+      s->close();
+    }(*listener));
+    auto kv = co_await kv_example::client::connect(at);
+    WEFT_CO_ASSERT(kv, "connect: " << kv.error().message())
+    auto got = co_await kv->get("a");
+    EXPECT_EQ(show(got), show(unexpected(make_error_code(io_errc::end_of_stream))));
+    EXPECT_TRUE(co_await cut_server);
+  }());
+}
+
 TEST_P(kv_store, a_put_in_flight_at_the_stop_is_answered_and_durable) {
   loop().block_on([&]() -> task<void> {
     int caught = 0;
