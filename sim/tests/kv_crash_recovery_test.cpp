@@ -1,6 +1,6 @@
 // kv_crash_recovery_test.cpp — the kv_crash_recovery scenario against the key-value example: the
 // correct server passes under crashes, partitions, holds and resets, with and without the fault
-// plan's swarm mixes; the known-bad server that acknowledges before fdatasync is caught within
+// plan's swarm mixes, under random and PCT schedules; the known-bad server that acknowledges before fdatasync is caught within
 // 1,000 seeds, its failure shrinks, and the shrunk case replays with the same trace hash.
 #include <gtest/gtest.h>
 
@@ -27,10 +27,12 @@ const weft::sim::scenario& kv_scenario() {
 TEST(kv_crash_recovery, the_correct_server_loses_no_acknowledged_write) {
   weft::sim::options swarm;
   swarm.swarm = true;
-  for (const weft::sim::options& o : {weft::sim::options{}, swarm}) {
+  weft::sim::options pct_swarm = swarm;
+  pct_swarm.strategy = weft::sim::strategy_kind::pct;
+  for (const weft::sim::options& o : {weft::sim::options{}, swarm, pct_swarm}) {
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
       const weft::sim::run_result r = weft::sim::run(kv_scenario(), seed, o);
-      ASSERT_TRUE(r.passed) << "seed " << seed << (o.swarm ? " --swarm" : "") << ": " << r.failures.front();
+      ASSERT_TRUE(r.passed) << "seed " << seed << " " << weft::sim::describe(o) << ": " << r.failures.front();
     }
   }
 }
