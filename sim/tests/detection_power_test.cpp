@@ -222,3 +222,6 @@ TEST(detection_power, a_pool_park_without_its_queue_recheck_strands_a_submission
 TEST(detection_power, a_pool_stop_that_cancels_nothing_deadlocks_pool_shutdown) {
   expect_found("pool_stop_skips_cancel");
 }
+TEST(detection_power, a_pool_worker_that_ignores_its_local_burst_limit_is_found_by_injector_fairness) {
+  expect_found("pool_burst_ignores_injector");
+}
