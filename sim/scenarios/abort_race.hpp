@@ -5,7 +5,8 @@
 // returns a value. Each task has one controller, the loop's thread or one of `threads` other
 // threads, which owns its join handle and plays one script:
 //   * race: release some of the gates, abort, release the rest (so a body that did not stop
-//     would run on), then join; now and then the handle is dropped in an abort_on_drop instead;
+//     would run on; from another thread one at a time, so it would take a poll per gate), then
+//     join; now and then the handle is dropped in an abort_on_drop instead;
 //   * after: release every gate, wait until the handle reports finished, abort, then join;
 //   * never: release every gate and join.
 // The loop's thread drives the loop (run_until) until its own scripts are done and every other
@@ -164,7 +165,12 @@ inline void control_remote(abort_world& w, std::uint64_t id, std::uint64_t steps
         h.abort();
       }
       w.aborts.abort_returned(id, false);
-      release_gates(box, steps);  // a body the abort failed to stop would now run to its end
+      // The rest one at a time, each a wake: a body the abort failed to stop (or a guard that let
+      // its task go on) is resumed by a poll per gate, more than the one a remote abort may overlap.
+      for (std::uint64_t g = before + 1; g <= steps; ++g) {
+        release_gates(box, g);
+        platform::yield_thread();
+      }
       break;
     }
     case abort_script::after: {
