@@ -246,7 +246,7 @@ def guard(header, stamp, depfile, args):
 # the rapidcheck properties run against it. docs/mutation.md is its reference.
 
 PROTOCOLS = ("inbox", "turn", "timers", "stop", "drain", "abort", "blocking", "placement",
-             "relocation", "join")
+             "relocation", "join", "pool")
 MUTANT_KEYS = ("protocol", "bug", "file", "find", "replace")
 MUTANT_OPTIONAL = ("occurrences", "occurrence")
 STRATEGIES = {  # name: the weft-sim fuzz flags it adds
