@@ -1,7 +1,8 @@
 // kv_crash_recovery_test.cpp — the kv_crash_recovery scenario against the key-value example: the
 // correct server passes under crashes, partitions, holds and resets, with and without the fault
-// plan's swarm mixes, under random and PCT schedules; the known-bad server that acknowledges before fdatasync is caught within
-// 1,000 seeds, its failure shrinks, and the shrunk case replays with the same trace hash.
+// plan's swarm mixes, under random and PCT schedules; the known-bad server that acknowledges before
+// fdatasync is caught within 1,000 seeds, its failure shrinks, and the shrunk case replays with the
+// same trace hash.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -271,13 +271,12 @@ TEST_P(kv_store, a_request_its_client_ends_inside_is_not_applied) {
     WEFT_CO_ASSERT(r, "")
     auto raw = co_await tcp_stream::connect(r->at);
     WEFT_CO_ASSERT(raw, "connect: " << raw.error().message())
-    const auto bytes = [](std::string_view text) { return std::as_bytes(std::span<const char>(text)); };
-    EXPECT_TRUE(co_await write_all(*raw, bytes("PUT a 123\n")));
+    EXPECT_TRUE(co_await write_all(*raw, kv_example::detail::as_bytes("PUT a 123\n")));
     std::byte answer[3];
     EXPECT_TRUE(co_await read_exact(*raw, answer));
     EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(answer), 3), "OK\n");
     // The next PUT ends inside its line: "PUT a 12" must not be stored for it.
-    EXPECT_TRUE(co_await write_all(*raw, bytes("PUT a 12")));
+    EXPECT_TRUE(co_await write_all(*raw, kv_example::detail::as_bytes("PUT a 12")));
     raw->close();
     EXPECT_TRUE(co_await settle([&] { return r->srv.stats().connections == 1; }));
     EXPECT_REPLY(r->kv.get("a"), value("123"));
@@ -297,8 +296,7 @@ TEST_P(kv_store, a_reply_its_server_ends_inside_is_an_error) {
       if (!s) co_return;
       line_reader requests(*s);
       (void)co_await requests.next_line();
-      const std::string_view partial = "VALUE 12";
-      (void)co_await write_all(*s, std::as_bytes(std::span<const char>(partial)));
+      (void)co_await write_all(*s, kv_example::detail::as_bytes("VALUE 12"));
       s->close();
     }(*listener));
     auto kv = co_await kv_example::client::connect(at);
