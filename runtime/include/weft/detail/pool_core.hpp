@@ -262,8 +262,10 @@ class pool_core {
   std::array<pool_injector, priority_count> injectors_;
   std::vector<std::unique_ptr<pool_worker>> workers_;
   std::unique_ptr<pool_idle> idle_;
-  task_counter tasks_;
   std::int64_t weight_total_ = 0;
+  // A line of its own: every spawn, from any thread, writes its count, while workers_ above is
+  // read by every completion.
+  alignas(64) task_counter tasks_;
 
   // Read by every spawn or every worker loop, written once each: a line of their own, apart from
   // the counters below that submitters write.

@@ -123,7 +123,9 @@ class task_owner {
   thread_tallies* tallies() noexcept { return tallied_ ? tallies_of_this_thread() : nullptr; }
 
   const bool tallied_ = false;
-  sync::atomic<std::size_t> refs_{1};
+  // A line of its own: spawns and frees on any thread write it, while the owner's other fields
+  // (and a derived owner's) are read by every completion.
+  alignas(64) sync::atomic<std::size_t> refs_{1};
 };
 
 inline void task_owner::count_finished() {
