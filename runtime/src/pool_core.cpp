@@ -91,6 +91,16 @@ pool_worker* pool_core::current_worker() const noexcept {
 static_assert(pool_config::workers_max <= std::numeric_limits<std::uint16_t>::max(),
               "a cell's list_slot names the adopting worker");
 
+bool pool_core::take_finish_credit(pool_worker& w) noexcept {
+  for (thread_tallies& t : w.tallies) {
+    if (t.unreported_finishes != 0) {
+      --t.unreported_finishes;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::uint32_t pool_core::next_task_id(pool_worker* here) noexcept {
   // Diagnostic ids, never 0 (0 means "no id" in traces): a worker numbers its own spawns, with
   // its index in the low bits so that two workers' ids differ; an outside thread's share a count.

@@ -196,9 +196,10 @@ class pool_core {
   template <class W>
   join_handle<spawn_value_t<W>> spawn(priority p, W&& work) {
     using T = spawn_value_t<W>;
-    task_counter::admission_hold hold(tasks_);  // a drain waits for this spawn from here
-    if (!admitting()) return join_handle<T>::rejected(queue_error::closed);
     pool_worker* here = current_worker();
+    // A drain waits for this spawn from here.
+    task_counter::admission_hold hold(tasks_, here != nullptr && take_finish_credit(*here));
+    if (!admitting()) return join_handle<T>::rejected(queue_error::closed);
     // The task's count takes the hold over (task_counter.hpp).
     task_cell<T>* cell = make_task_cell(&owner(p), next_task_id(here), std::forward<W>(work), &hold);
     if (cell == nullptr) return join_handle<T>::rejected(queue_error::closed);
@@ -233,6 +234,9 @@ class pool_core {
   void task_finished(task_header* task) noexcept;
 
  private:
+  // Takes one of the worker's finished tasks not yet subtracted from the count, for a spawn's
+  // admission hold to keep (task_counter.hpp); false when it has none.
+  static bool take_finish_credit(pool_worker& w) noexcept;
   std::uint32_t next_task_id(pool_worker* here) noexcept;
   void count_spawn(pool_worker* here) noexcept;
   // Queues the new cell's first poll.

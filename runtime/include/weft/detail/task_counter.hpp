@@ -19,7 +19,11 @@
 // `finished_batch` of them, and all of them whenever it finds no work (before it spins or parks)
 // and as it exits. The count is then briefly higher than the number of unfinished tasks, never
 // lower, so a drain that sees zero still finds every task finished; it sees zero at the latest
-// when the last worker with finished tasks runs out of work.
+// when the last worker with finished tasks runs out of work. A spawn on a worker holding such a
+// finish takes it over as its admission hold instead of adding one: the count stays the same,
+// and the shared counter's cache line stays where it is. Every pool count starts as a hold's
+// seq_cst increment, which happens before the finish and so before the credited spawn's
+// admission load: a drain that closed admission after that load still sees the count.
 #pragma once
 
 #include <cstddef>
@@ -57,10 +61,14 @@ class task_counter {
   // file.
   class admission_hold {
    public:
-    explicit admission_hold(task_counter& counter) noexcept : counter_(counter) {
+    explicit admission_hold(task_counter& counter) noexcept : admission_hold(counter, false) {}
+    // `credited`: the caller turns a count it already holds in the total into this hold, so
+    // nothing is added (a pool worker's finished task not yet subtracted; the head of this file).
+    admission_hold(task_counter& counter, bool credited) noexcept : counter_(counter) {
       // seq_cst: ordered before the submitter's seq_cst admission load, against the drain's
-      // seq_cst close and count load (the head of this file).
-      counter_.live_.fetch_add(1, std::memory_order_seq_cst);
+      // seq_cst close and count load (the head of this file). A credited hold's count came from
+      // such an increment that happens before this submission, so the same pair holds.
+      if (!credited) counter_.live_.fetch_add(1, std::memory_order_seq_cst);
     }
     ~admission_hold() {
       if (!handed_over_) counter_.finished();
