@@ -26,6 +26,7 @@ event_loop::event_loop(options opts)
                                       platform::current_thread_id(),
                                       platform::driver_options{opts.io_driver})) {
   shared_->loop = this;
+  shared_->tally_finishes = true;
 }
 
 event_loop::~event_loop() {
@@ -109,6 +110,9 @@ event_loop::shutdown_report event_loop::shutdown() {
     telemetry().record(telemetry_event{telemetry_kind::discarded_at_shutdown,
                                        "event loop shut down with queued work", discarded, {}});
   }
+  // The tasks the steps above finished count now; any later finish on this thread counts at once.
+  shared_->report_finishes();
+  shared_->tally_finishes = false;
   current_loop_slot::set(outer);
   shutdown_report_ = shutdown_report{cancelled, discarded};
   return shutdown_report_;
@@ -283,6 +287,7 @@ std::size_t event_loop::turn(bool poll_driver, std::size_t* inbox_items) {
   if (inbox_items) *inbox_items = taken;
   const std::size_t ran = run_checkpoint();        // 3. all microtasks
   const bool macro = run_one_macrotask();          // 4. one macrotask
+  shared_->report_finishes();                      // the turn's finished tasks, at once
   return taken + ran + (macro ? 1 : 0);
 }
 

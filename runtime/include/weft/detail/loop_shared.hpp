@@ -10,11 +10,14 @@
 //   driver         notify(): any thread; everything else: the owner thread
 //   owner_thread   written once at construction, read by any thread
 //   loop           the owner thread only (it is cleared by the owner when the loop is destroyed)
+//   tally_finishes, the owner thread only: the tasks finished on it, subtracted from the
+//   tallies_        runtime's count at the end of each turn instead of one by one
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include <weft/detail/remote_inbox.hpp>
 #include <weft/detail/task_counter.hpp>
@@ -65,17 +68,38 @@ class loop_shared final : public task_owner {
   // Any thread. Pushes user work without disposing of it on refusal (the caller decides).
   remote_inbox::push_result push_user(runnable* item);
 
+  // Owner thread: subtracts the loop's finished tasks not yet subtracted from its counter (the
+  // loop calls it at the end of every turn and of its shutdown; task_counter.hpp).
+  void report_finishes() {
+    if (tallies_.unreported_finishes != 0) counter->finished_many(std::exchange(tallies_.unreported_finishes, 0));
+  }
+  // Owner thread: takes one of those finishes over for a spawn's admission hold (task_counter.hpp);
+  // false when there is none.
+  bool take_finish_credit() noexcept {
+    if (tallies_.unreported_finishes == 0) return false;
+    --tallies_.unreported_finishes;
+    return true;
+  }
+
   remote_inbox inbox;
   platform::driver driver;
   const std::uint64_t owner_thread;
   event_loop* loop = nullptr;  // owner thread only
+  // Owner thread only: finishes are tallied (from the loop's construction until its shutdown
+  // has reported them for the last time).
+  bool tally_finishes = false;
 
  private:
   ~loop_shared() = default;
   void last_reference_dropped() noexcept override { delete this; }
+  // tally_finishes is read only once the caller is known to be the owner thread.
+  thread_tallies* tallies_of_this_thread() noexcept override {
+    return on_owner_thread() && tally_finishes ? &tallies_ : nullptr;
+  }
 
   sync::atomic<bool> overflow_reported_{false};
   std::shared_ptr<telemetry_sink> sink_;
+  thread_tallies tallies_;  // owner thread only; its reference stash is unused
 };
 
 }  // namespace weft::detail

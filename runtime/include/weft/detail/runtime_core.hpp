@@ -112,11 +112,14 @@ class runtime_core {
     requires spawnable<W>
   join_handle<spawn_value_t<W>> submit_task(std::size_t index, W&& work) {
     (void)WEFT_FAULT_POINT(stop_request);  // the simulator may request a stop racing this submission
-    task_counter::admission_hold hold(tasks_);  // a drain waits for this submission from here
-    if (!admitting()) return join_handle<spawn_value_t<W>>::rejected(queue_error::closed);
     const endpoint& ep = endpoints_[index];
+    const bool here = ep.shared->on_owner_thread();
+    // A drain waits for this submission from here. On the worker itself, a task finished there
+    // and not yet subtracted lends the hold its count (task_counter.hpp).
+    task_counter::admission_hold hold(tasks_, here && ep.shared->take_finish_credit());
+    if (!admitting()) return join_handle<spawn_value_t<W>>::rejected(queue_error::closed);
     // The task's count takes the hold over (task_counter.hpp).
-    if (ep.shared->on_owner_thread() && ep.shared->loop != nullptr) {
+    if (here && ep.shared->loop != nullptr) {
       return ep.shared->loop->spawn_work(std::forward<W>(work), &hold);
     }
     return spawn_remote(ep.shared, std::forward<W>(work), &hold);

@@ -4,26 +4,30 @@
 // started() is called when a task cell is created (before it can finish), finished() when it
 // completes by any path (value, panic, cancellation, abandonment). wait_idle() returns once the
 // count is zero. A submission holds an admission_hold (one more count) from before it checks
-// admission until its cell exists, so a drain that closed admission and then saw zero cannot
-// miss a submission that passed the check: the hold's increment and the admission load, like the
-// drain's close and its first count load, are seq_cst (a store-load pair on each side: acquire
-// and release alone would let both sides read the old value). The count is atomic so the hot paths take no lock; the lock is taken only by a
-// finisher that brought the count to zero, to wake waiters without a lost wake-up: a waiter checks
-// the count under the lock, and the finisher takes that lock before notifying. A hold handed over
-// to the task cell it admitted (task_header::mark_spawned) becomes that task's count, so an
-// admitted spawn costs one atomic increment instead of an increment for the hold, another for the
-// task and a decrement when the hold ends; the count is held without a gap either way.
+// admission until its cell exists, so a drain that closed admission and then saw zero cannot miss a
+// submission that passed the check: the hold's increment and the admission load, like the drain's
+// close and its first count load, are seq_cst (a store-load pair on each side: acquire and release
+// alone would let both sides read the old value). The count is atomic so the hot paths take no
+// lock; the lock is taken only by a finisher that brought the count to zero, to wake waiters
+// without a lost wake-up: a waiter checks the count under the lock, and the finisher takes that
+// lock before notifying. A hold handed over to the task cell it admitted
+// (task_header::mark_spawned) becomes that task's count, so an admitted spawn costs one atomic
+// increment instead of an increment for the hold, another for the task and a decrement when the
+// hold ends; the count is held without a gap either way.
 //
-// A stealing pool's workers report finished tasks in batches (finished_many): each worker counts
-// the tasks that finish on it (per priority level) and subtracts a level's at once after
-// `finished_batch` of them, and all of them whenever it finds no work (before it spins or parks)
-// and as it exits. The count is then briefly higher than the number of unfinished tasks, never
-// lower, so a drain that sees zero still finds every task finished; it sees zero at the latest
-// when the last worker with finished tasks runs out of work. A spawn on a worker holding such a
-// finish takes it over as its admission hold instead of adding one: the count stays the same,
-// and the shared counter's cache line stays where it is. Every pool count starts as a hold's
-// seq_cst increment, which happens before the finish and so before the credited spawn's
-// admission load: a drain that closed admission after that load still sees the count.
+// Finished tasks are reported in batches (finished_many) by the threads that poll them. A
+// stealing pool's worker counts the tasks that finish on it (per priority level) and subtracts a
+// level's at once after `finished_batch` of them, and all of them whenever it finds no work
+// (before it spins or parks) and as it exits. A runtime's worker loop (any event loop) counts
+// those of a turn and subtracts them at the turn's end (sooner after `finished_batch`) and at its
+// shutdown. The count is then briefly higher than the number of unfinished tasks, never lower, so
+// a drain that sees zero still finds every task finished; it sees zero at the latest when the
+// last thread with finished tasks ends its turn or runs out of work. A spawn on a thread holding
+// such a finish takes it over as its admission hold instead of adding one: the count stays the
+// same, and the shared counter's cache line stays where it is. Every count starts as a seq_cst
+// increment (a hold's, or started()'s), which happens before the finish and so before the
+// credited spawn's admission load: a drain that closed admission after that load still sees the
+// count, as it would see a hold of the spawn's own.
 #pragma once
 
 #include <cstddef>
@@ -41,8 +45,9 @@ inline constexpr std::size_t finished_batch = 64;
 class task_counter {
  public:
   void started() noexcept {
-    // relaxed: the count carries no data; waiters re-check it under the lock.
-    live_.fetch_add(1, std::memory_order_relaxed);
+    // seq_cst: a finished task's count may become a later spawn's admission hold (the head of
+    // this file), and the drain's store-load pair needs every count added by a seq_cst operation.
+    live_.fetch_add(1, std::memory_order_seq_cst);
   }
   void finished() { finished_many(1); }
   // `n` tasks finished (a pool worker's batch).

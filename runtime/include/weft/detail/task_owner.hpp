@@ -19,9 +19,15 @@
 //   * A worker returns its whole stash when it exits, before the pool lets go of its owners; so
 //     the count reaches zero only when nothing holds a reference and no stash is left, and a
 //     return of excess never reaches zero (the stash keeps `owner_reference_batch`).
+//
+// A thread's tallies also hold the tasks of the owner that finished on it and are not yet
+// subtracted from the owner's task counter (task_counter.hpp): a pool worker's per level, an
+// event loop's for its one thread (an event loop keeps no reference stash: one thread's spawns
+// and frees do not move the count's line).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include <weft/detail/task_counter.hpp>
@@ -59,7 +65,7 @@ class task_owner {
   task_owner& operator=(const task_owner&) = delete;
 
   void ref_inc() noexcept {
-    if (thread_tallies* mine = tallies()) {
+    if (thread_tallies* mine = reference_tallies()) {
       if (mine->reference_stash == 0) {
         // relaxed: the caller already holds a reference (as below).
         refs_.fetch_add(owner_reference_batch, std::memory_order_relaxed);
@@ -72,7 +78,7 @@ class task_owner {
     refs_.fetch_add(1, std::memory_order_relaxed);
   }
   void release() noexcept {
-    if (thread_tallies* mine = tallies()) {
+    if (thread_tallies* mine = reference_tallies()) {
       if (++mine->reference_stash > owner_reference_stash_max) {
         const std::size_t excess = mine->reference_stash - owner_reference_batch;
         mine->reference_stash = owner_reference_batch;
@@ -111,18 +117,25 @@ class task_owner {
   task_counter* counter = nullptr;  // set before the owner is shared; counts its tasks
 
  protected:
-  // `tallied`: the owner keeps per-thread tallies (tallies_of_this_thread).
-  explicit task_owner(bool tallied) noexcept : tallied_(tallied) {}
+  // What the owner keeps per-thread tallies of (tallies_of_this_thread): nothing, its finished
+  // tasks only (an event loop: one thread, so its references gain nothing from a stash), or
+  // both finished tasks and references (a stealing pool's level).
+  enum class tally : std::uint8_t { none, finishes, finishes_and_references };
+  explicit task_owner(tally kind) noexcept : tally_(kind) {}
   ~task_owner() = default;
   // The count reached zero: nothing references the owner any more.
   virtual void last_reference_dropped() noexcept = 0;
-  // The calling thread's tallies for this owner, or null (only an owner made `tallied` is asked).
+  // The calling thread's tallies for this owner, or null (only an owner that keeps tallies is
+  // asked).
   virtual thread_tallies* tallies_of_this_thread() noexcept { return nullptr; }
 
  private:
-  thread_tallies* tallies() noexcept { return tallied_ ? tallies_of_this_thread() : nullptr; }
+  thread_tallies* finish_tallies() noexcept { return tally_ != tally::none ? tallies_of_this_thread() : nullptr; }
+  thread_tallies* reference_tallies() noexcept {
+    return tally_ == tally::finishes_and_references ? tallies_of_this_thread() : nullptr;
+  }
 
-  const bool tallied_ = false;
+  const tally tally_ = tally::none;
   // A line of its own: spawns and frees on any thread write it, while the owner's other fields
   // (and a derived owner's) are read by every completion.
   alignas(64) sync::atomic<std::size_t> refs_{1};
@@ -130,7 +143,7 @@ class task_owner {
 
 inline void task_owner::count_finished() {
   if (counter == nullptr) return;
-  if (thread_tallies* mine = tallies()) {
+  if (thread_tallies* mine = finish_tallies()) {
     if (++mine->unreported_finishes >= finished_batch) {
       counter->finished_many(std::exchange(mine->unreported_finishes, 0));
     }
