@@ -93,10 +93,7 @@ static_assert(pool_config::workers_max <= std::numeric_limits<std::uint16_t>::ma
 
 bool pool_core::take_finish_credit(pool_worker& w) noexcept {
   for (thread_tallies& t : w.tallies) {
-    if (t.unreported_finishes != 0) {
-      --t.unreported_finishes;
-      return true;
-    }
+    if (t.take_finish()) return true;
   }
   return false;
 }

@@ -75,11 +75,7 @@ class loop_shared final : public task_owner {
   }
   // Owner thread: takes one of those finishes over for a spawn's admission hold (task_counter.hpp);
   // false when there is none.
-  bool take_finish_credit() noexcept {
-    if (tallies_.unreported_finishes == 0) return false;
-    --tallies_.unreported_finishes;
-    return true;
-  }
+  bool take_finish_credit() noexcept { return tallies_.take_finish(); }
 
   remote_inbox inbox;
   platform::driver driver;

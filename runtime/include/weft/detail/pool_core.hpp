@@ -91,7 +91,7 @@ class pool_core;
 // One priority level of a pool, as the owner its tasks' cells name.
 class pool_priority_owner final : public task_owner {
  public:
-  pool_priority_owner() noexcept : task_owner(tally::finishes_and_references) {}
+  pool_priority_owner() noexcept : task_owner(/*stash_references=*/true) {}
   void bind(pool_core* core, priority p) noexcept {
     core_ = core;
     priority_ = p;

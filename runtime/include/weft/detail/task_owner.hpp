@@ -27,7 +27,6 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <utility>
 
 #include <weft/detail/task_counter.hpp>
@@ -56,11 +55,18 @@ inline constexpr std::size_t owner_reference_stash_max = 2 * owner_reference_bat
 struct thread_tallies {
   std::size_t reference_stash = 0;
   std::size_t unreported_finishes = 0;
+
+  // Takes one unreported finish over for a spawn's admission hold (task_counter.hpp); false
+  // when there is none.
+  bool take_finish() noexcept {
+    if (unreported_finishes == 0) return false;
+    --unreported_finishes;
+    return true;
+  }
 };
 
 class task_owner {
  public:
-  task_owner() noexcept = default;
   task_owner(const task_owner&) = delete;
   task_owner& operator=(const task_owner&) = delete;
 
@@ -117,25 +123,20 @@ class task_owner {
   task_counter* counter = nullptr;  // set before the owner is shared; counts its tasks
 
  protected:
-  // What the owner keeps per-thread tallies of (tallies_of_this_thread): nothing, its finished
-  // tasks only (an event loop: one thread, so its references gain nothing from a stash), or
-  // both finished tasks and references (a stealing pool's level).
-  enum class tally : std::uint8_t { none, finishes, finishes_and_references };
-  explicit task_owner(tally kind) noexcept : tally_(kind) {}
+  // Every owner keeps per-thread tallies of its finished tasks (tallies_of_this_thread);
+  // `stash_references`: of its references too (a stealing pool's level; an event loop has one
+  // thread, so its references gain nothing from a stash).
+  explicit task_owner(bool stash_references) noexcept : stash_references_(stash_references) {}
   ~task_owner() = default;
   // The count reached zero: nothing references the owner any more.
   virtual void last_reference_dropped() noexcept = 0;
-  // The calling thread's tallies for this owner, or null (only an owner that keeps tallies is
-  // asked).
-  virtual thread_tallies* tallies_of_this_thread() noexcept { return nullptr; }
+  // The calling thread's tallies for this owner, or null.
+  virtual thread_tallies* tallies_of_this_thread() noexcept = 0;
 
  private:
-  thread_tallies* finish_tallies() noexcept { return tally_ != tally::none ? tallies_of_this_thread() : nullptr; }
-  thread_tallies* reference_tallies() noexcept {
-    return tally_ == tally::finishes_and_references ? tallies_of_this_thread() : nullptr;
-  }
+  thread_tallies* reference_tallies() noexcept { return stash_references_ ? tallies_of_this_thread() : nullptr; }
 
-  const tally tally_ = tally::none;
+  const bool stash_references_;
   // A line of its own: spawns and frees on any thread write it, while the owner's other fields
   // (and a derived owner's) are read by every completion.
   alignas(64) sync::atomic<std::size_t> refs_{1};
@@ -143,7 +144,7 @@ class task_owner {
 
 inline void task_owner::count_finished() {
   if (counter == nullptr) return;
-  if (thread_tallies* mine = finish_tallies()) {
+  if (thread_tallies* mine = tallies_of_this_thread()) {
     if (++mine->unreported_finishes >= finished_batch) {
       counter->finished_many(std::exchange(mine->unreported_finishes, 0));
     }
