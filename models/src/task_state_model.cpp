@@ -3,8 +3,9 @@
 // over the production state word (detail/task_state.hpp), compiled against the model flavor of
 // the seam. task_header runs every task through the same harness; here it drives a model cell
 // whose "frame" every poll writes and the destructor touches, like a coroutine frame, and whose
-// first poll wakes its own task (a yield), so the self-wake path is checked against the other
-// threads.
+// first poll wakes its own task (a yield), so the self-wake path — a re-queue that keeps
+// `running`, continued by the next poll without a transition — is checked against the other
+// threads' wakes and aborts.
 //
 // Invariants:
 //   * no lost wake-up: a wake that happens while the task is idle, queued or running leads to a
@@ -74,26 +75,35 @@ struct model_cell {
   struct polling_tag;
   using polling_slot = weft::platform::thread_slot<model_cell, polling_tag>;  // task_header's current task
 
-  explicit model_cell(model_loop& l) : loop(l) {}
+  // `yields_first`: the first poll wakes its own task (a yield); else every poll just looks.
+  explicit model_cell(model_loop& l, bool yields_first = true) : loop(l), yields(yields_first) {}
 
   model_loop& loop;
+  const bool yields;
   task_state state{task_state::initial_spawned + task_state::ref_one};  // + the waker thread's clone
   weft::sync::cell<weft::waker> join_waker_slot;
   weft::sync::cell<output_slot<task_output>> output;
   weft::sync::cell<int> frame{0};  // owner thread only (also read after `complete`), and the destructor
   weft::sync::cell<bool> self_woken{false};  // owner thread only, as task_header's flag
+  weft::sync::cell<bool> running_carried{false};  // owner thread only, as task_header's flag
 
   bool polled_here() const noexcept { return polling_slot::get() == this; }
   void note_self_wake() noexcept {
     self_woken.with_mut([](bool& w) { w = true; });
   }
+  void carry_running() noexcept {
+    running_carried.with_mut([](bool& c) { c = true; });
+  }
+  bool take_running_carry() noexcept {
+    return running_carried.with_mut([](bool& c) { return std::exchange(c, false); });
+  }
   void submit() noexcept { loop.push(); }
 
-  // The coroutine: its first poll yields; a later one finishes once it sees `ready`.
+  // The coroutine: its first poll yields (if `yields`); a later one finishes once it sees `ready`.
   poll_step poll_frame() noexcept {
     polling_slot::set(this);
     const bool first = frame.with_mut([](int& f) { return ++f == 1; });
-    if (first) harness::schedule_poll(*this);  // a wake from inside its own poll
+    if (first && yields) harness::schedule_poll(*this);  // a wake from inside its own poll
     polling_slot::set(nullptr);  // the slots are process-wide: reset before the thread ends
     const bool yielded = self_woken.with_mut([](bool& w) { return std::exchange(w, false); });
     // relaxed: the state word's acquire (transition_to_running) must be what orders this.
@@ -164,10 +174,14 @@ void check_ended(model_loop& loop) {
 
 // Two threads: the owner polls the task while a waker publishes `ready` and wakes it twice (the
 // second wake coalesces or comes after completion), then drops its waker. The join handle is
-// dropped by the owner up front.
-struct wake_vs_poll : rl::test_suite<wake_vs_poll, 2> {
+// dropped by the owner up front. `YieldsFirst` false (wake_vs_first_poll): the task never yields,
+// so every poll starts with transition_to_running, and a wake may coalesce on the initial queue
+// entry (after a yield, the next poll continues `running` and a wake's `notified` is acquired at
+// that poll's end instead).
+template <bool YieldsFirst>
+struct wake_vs_poll_of : rl::test_suite<wake_vs_poll_of<YieldsFirst>, 2> {
   model_loop loop;
-  model_cell* task = new model_cell(loop);
+  model_cell* task = new model_cell(loop, YieldsFirst);
 
   void thread(unsigned index) {
     if (index == 0) {
@@ -182,6 +196,8 @@ struct wake_vs_poll : rl::test_suite<wake_vs_poll, 2> {
   }
   void after() { check_ended(loop); }
 };
+using wake_vs_poll = wake_vs_poll_of<true>;
+using wake_vs_first_poll = wake_vs_poll_of<false>;
 
 // wake_vs_poll with one wake, by value: the waker thread's clone is used up by it (its reference
 // becomes the queue entry's when the task was idle, or is dropped when the wake coalesces with the
@@ -255,6 +271,7 @@ int main(int argc, char** argv) {
       "task_state", argc, argv,
       {
           {"wake_vs_poll", &run_test<wake_vs_poll>, {search::context_bound(3), search::random(100000)}},
+          {"wake_vs_first_poll", &run_test<wake_vs_first_poll>, {search::context_bound(3), search::random(100000)}},
           {"wake_vs_abort", &run_test<wake_vs_abort>, {search::context_bound(2), search::random(100000)}},
           {"wake_by_value_vs_poll", &run_test<wake_by_value_vs_poll>,
            {search::context_bound(3), search::random(100000)}},

@@ -88,10 +88,12 @@ poll_step task_header::poll_frame() noexcept {
 
 void task_header::cancel_at_shutdown() noexcept {
   WEFT_TRACE_TASK(cancelled_at_shutdown, this);
+  // A task a yield queued is still `running` (its entry's discard, before or after, only releases).
+  const bool from_idle = !take_running_carry();
   destroy_root();
   clear_wait();
   store_error(join_error(join_error::cancelled));
-  complete(true);
+  complete(from_idle);
 }
 
 void task_header::abandon(join_error error) noexcept {

@@ -309,18 +309,31 @@ TEST(task_state, a_wake_during_a_poll_sets_notified_and_the_poll_end_reschedules
   EXPECT_EQ(task_state::refs_of(w), refs_before);  // the poll's queue reference goes with the re-queue
 }
 
-TEST(task_state, a_self_wake_during_a_poll_reschedules_without_touching_notified) {
+// A yield re-queues the task still `running` (task_harness.hpp); the entry's poll continues it.
+TEST(task_state, a_poll_continued_after_a_yield_takes_no_transition) {
   task_state s(task_state::initial_spawned);
   EXPECT_EQ(s.transition_to_running(), task_state::poll_action::poll);
-  const auto refs_before = task_state::refs_of(s.load(std::memory_order_relaxed));
-  EXPECT_EQ(s.transition_to_idle(/*self_woken=*/true), task_state::idle_action::reschedule);
-  const auto w = s.load(std::memory_order_relaxed);
-  EXPECT_TRUE(w & task_state::scheduled);
-  EXPECT_FALSE(w & task_state::running);
-  EXPECT_EQ(task_state::refs_of(w), refs_before);
-  // The next poll runs normally.
-  EXPECT_EQ(s.transition_to_running(), task_state::poll_action::poll);
+  const auto before = s.load(std::memory_order_relaxed);
+  EXPECT_EQ(s.continue_running(), task_state::poll_action::poll);
+  EXPECT_EQ(s.load(std::memory_order_relaxed), before);  // nothing written
   EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::idle);
+  EXPECT_EQ(s.load(std::memory_order_relaxed) & (task_state::scheduled | task_state::running), 0u);
+}
+
+TEST(task_state, a_wake_while_a_yield_is_queued_reschedules_at_the_continued_polls_end) {
+  task_state s(task_state::initial_spawned);
+  (void)s.transition_to_running();
+  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // queued, still running
+  EXPECT_EQ(s.continue_running(), task_state::poll_action::poll);
+  EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::reschedule);
+  EXPECT_TRUE(s.load(std::memory_order_relaxed) & task_state::scheduled);
+}
+
+TEST(task_state, an_abort_while_a_yield_is_queued_cancels_the_continued_poll) {
+  task_state s(task_state::initial_spawned);
+  (void)s.transition_to_running();
+  EXPECT_EQ(s.transition_to_cancel_requested(), task_state::wake_action::none);  // no second entry
+  EXPECT_EQ(s.continue_running(), task_state::poll_action::cancel);
 }
 
 TEST(task_state, a_poll_without_a_wake_goes_idle) {

@@ -10,6 +10,10 @@
 //                            (join_handoff.hpp)
 //   polled_here()            any thread: true inside this task's own poll, on its owner thread
 //   note_self_wake()         owner thread, inside the poll: the task woke itself (a yield)
+//   carry_running()          owner thread, at the end of a poll that yielded: the entry queued
+//                            next keeps `running` (a flag of the cell)
+//   take_running_carry()     the thread about to run the entry: true (and the flag cleared) when
+//                            its poll continues a carried `running`
 //   submit()                 any thread: queue a poll on the owner loop; the queue entry takes a
 //                            reference the caller has already accounted for
 //   poll_frame()             owner thread: poll the awaited leaf and resume the coroutine if it
@@ -24,6 +28,11 @@
 // value, the waker's own goes with the entry instead); a poll consumes its entry's, handing it to
 // the re-queue, dropping it in the idle transition, or releasing it after completion;
 // completion releases the owned-task list's.
+//
+// A yield costs no atomic operation: the wake from inside the poll is an owner-thread flag, and
+// the poll's end re-queues the task still `running`, which the next poll continues instead of
+// starting (task_state::continue_running). Wakes and aborts meanwhile see `running` and set
+// `notified`, which the end of that next poll acts on.
 #pragma once
 
 #include <weft/detail/join_handoff.hpp>
@@ -71,7 +80,9 @@ struct task_harness {
   static void run(Cell& cell) noexcept {
     WEFT_TRACE_TASK(poll_begin, &cell);
     poll_result result = poll_result::completed;
-    switch (cell.state.transition_to_running()) {
+    const task_state::poll_action action =
+        cell.take_running_carry() ? cell.state.continue_running() : cell.state.transition_to_running();
+    switch (action) {
       case task_state::poll_action::poll:
         result = poll(cell);
         break;
@@ -85,6 +96,10 @@ struct task_harness {
     switch (result) {
       case poll_result::requeue:
         cell.submit();  // the queue entry's reference goes with the new entry
+        return;
+      case poll_result::carry:
+        cell.carry_running();  // before the entry is visible to whoever runs it next
+        cell.submit();         // the queue entry's reference goes with the new entry
         return;
       case poll_result::idle:
         return;  // transition_to_idle dropped the queue entry's reference
@@ -117,6 +132,7 @@ struct task_harness {
     completed,  // the task finished (or its factory failed)
     idle,       // waiting on a leaf until a wake
     requeue,    // woken during the poll: queue it again, with the poll's queue reference
+    carry,      // it yielded: queue it again still `running`, with the poll's queue reference
   };
 
   static poll_result poll(Cell& cell) noexcept {
@@ -125,9 +141,9 @@ struct task_harness {
       complete(cell, false);
       return poll_result::completed;
     }
-    const bool self_woken = step == poll_step::yielded;
-    return cell.state.transition_to_idle(self_woken) == task_state::idle_action::reschedule ? poll_result::requeue
-                                                                                            : poll_result::idle;
+    if (step == poll_step::yielded) return poll_result::carry;
+    return cell.state.transition_to_idle() == task_state::idle_action::reschedule ? poll_result::requeue
+                                                                                  : poll_result::idle;
   }
 
   // One wake (schedule_poll / schedule_poll_by_value without their duplicate-wake fault point).
@@ -138,7 +154,7 @@ struct task_harness {
     if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
     if (cell.polled_here()) {
       // Woken from inside its own poll, on its own thread (a yield): the poll's end re-queues it
-      // (task_state::transition_to_idle(self_woken)); no atomic transition needed here.
+      // (poll_result::carry); no atomic transition needed here.
       cell.note_self_wake();
       WEFT_TRACE_TASK(woken, &cell);
       return false;

@@ -61,11 +61,13 @@ struct leaf_poller {
 extern const waker_vtable task_borrowed_waker_vtable;
 
 class task_header : public runnable {
-  // These five are declared first so that they fit in runnable's tail padding (a cell is
-  // allocated per task; see docs/benchmarks.md, task_memory). The three flags share one byte;
+  // These six are declared first so that they fit in runnable's tail padding (a cell is
+  // allocated per task; see docs/benchmarks.md, task_memory). The four flags share one byte;
   // only the thread that owns the task at the time writes any of them.
   bool adopted_ : 1 = false;     // owner thread after adoption; the submitting thread before it
   bool self_woken_ : 1 = false;  // owner thread, during a poll: the task woke itself (a yield)
+  bool running_carried_ : 1 = false;  // the thread that queued the entry (a yield), then the one
+                                      // that runs it: the entry's poll continues `running`
 
  protected:
   bool factory_alive_ : 1 = false;  // factory_cell: its factory is constructed (owner thread, or
@@ -97,6 +99,9 @@ class task_header : public runnable {
 
   // runnable: one poll on the owner thread, consuming the queue entry's reference.
   void run() override;
+  // The entry's reference only: an entry a yield queued leaves the task `running` and the cell's
+  // mark set (cancel_at_shutdown completes it from there). A discard may run on any thread (a
+  // wake into a dead loop), so it touches neither.
   void discard() noexcept override { release(); }
 
   // Any thread. Ask for a poll (wake) or for cancellation (abort).
@@ -190,6 +195,12 @@ class task_header : public runnable {
   friend struct task_harness<task_header>;
   bool polled_here() const noexcept;
   void note_self_wake() noexcept { self_woken_ = true; }
+  void carry_running() noexcept { running_carried_ = true; }
+  bool take_running_carry() noexcept {
+    const bool carried = running_carried_;
+    running_carried_ = false;
+    return carried;
+  }
   void submit() noexcept;
   poll_step poll_frame() noexcept;
   void cancel_frame() noexcept {

@@ -6,7 +6,8 @@
 //   bit          meaning                                         set by            cleared by
 //   scheduled    one poll is queued; that queue entry owns a ref  wake / abort /    poll start
 //                                                                 poll end (re-queue)
-//   running      a poll is in progress on the owner thread       poll start        poll end
+//   running      a poll is in progress on the owner thread, or   poll start        poll end
+//                a yield re-queued it without leaving `running`
 //   notified     woken while running: re-queue when the poll ends wake / abort(run) poll end
 //   complete     terminal; the coroutine frame is gone           completion        never
 //   cancelled    cancellation requested                           abort / shutdown  never
@@ -15,7 +16,9 @@
 //   refs (high)  owners: owned-task list, queue entry, join handle, each waker clone
 //
 // Invariants (asserted where they are relied on):
-//   * scheduled and running are never both set (a running task is re-queued through notified);
+//   * scheduled and running are never both set (a running task is re-queued through notified,
+//     or, after a yield, by its own poll, which keeps `running` for the queued entry: the owner
+//     thread records that in the cell, and the entry's poll continues without a transition);
 //   * complete is only set by the owner thread, from running (or from idle at loop shutdown);
 //   * once complete is set, scheduled is never set again, so no poll follows completion;
 //   * the cell is deallocated exactly once, by whoever drops the last reference.
@@ -143,28 +146,37 @@ class task_state {
     }
   }
 
+  // Start of a poll whose entry a yield queued while keeping `running` (the owner thread knows
+  // from the cell): no transition, only a look for a cancellation requested meanwhile. A wake
+  // that arrived meanwhile set `notified`, which stays for the end of this poll; that end's
+  // acq_rel read-modify-write makes the waker's writes visible to the poll it then queues.
+  poll_action continue_running() const noexcept {
+    // acquire: pairs with the release of a wake or abort that set `notified` / `cancelled`.
+    const word now = word_.load(std::memory_order_acquire);
+    WEFT_ASSERT(now & running);
+    WEFT_ASSERT(!(now & (scheduled | complete)));
+    return (now & cancelled) ? poll_action::cancel : poll_action::poll;
+  }
+
   enum class idle_action {
     idle,        // nothing more to do until a wake. The poll's queue reference was dropped by
                  // the transition itself: the caller must not release it again
     reschedule,  // woken (or aborted) during the poll: queue it again. No reference is added:
                  // the poll's own queue reference goes with the new queue entry
   };
-  // End of a poll that left the task waiting. `self_woken`: the task woke itself during the poll
-  // on its own thread (task_header records that in a plain owner-thread flag instead of setting
-  // `notified` atomically: a yield costs one atomic transition instead of two); it re-queues the
-  // task exactly like `notified` does.
-  //
-  // Going idle drops the poll's queue reference in the same read-modify-write (one atomic
-  // operation per suspension instead of two). It can never be the last reference: the owned-task
-  // list holds one until completion, and only the owner thread — this one — completes a task.
-  idle_action transition_to_idle(bool self_woken = false) noexcept {
+  // End of a poll that left the task waiting (a poll that yielded re-queues the task without a
+  // transition, keeping `running`: task_harness.hpp). Going idle drops the poll's queue reference
+  // in the same read-modify-write (one atomic operation per suspension instead of two). It can
+  // never be the last reference: the owned-task list holds one until completion, and only the
+  // owner thread — this one — completes a task.
+  idle_action transition_to_idle() noexcept {
     word cur = word_.load(std::memory_order_relaxed);
     for (;;) {
       WEFT_ASSERT(cur & running);
       WEFT_ASSERT(!(cur & scheduled));
       word next = cur & ~running;
       idle_action action = idle_action::idle;
-      if ((cur & notified) || self_woken) {
+      if (cur & notified) {
         next = (next & ~notified) | scheduled;
         action = idle_action::reschedule;
       } else {
