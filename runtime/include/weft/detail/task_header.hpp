@@ -196,10 +196,11 @@ class task_header : public runnable {
   bool polled_here() const noexcept;
   void note_self_wake() noexcept { self_woken_ = true; }
   void carry_running() noexcept { running_carried_ = true; }
+  // Every poll asks; only a carried one writes the flag byte.
   bool take_running_carry() noexcept {
-    const bool carried = running_carried_;
+    if (!running_carried_) return false;
     running_carried_ = false;
-    return carried;
+    return true;
   }
   void submit() noexcept;
   poll_step poll_frame() noexcept;
