@@ -93,9 +93,14 @@ TEST(timer_heap, cancelling_timers_in_the_middle_of_the_heap_keeps_the_rest_in_d
   EXPECT_EQ(destroyed, static_cast<int>(plan.size()));
 }
 
-TEST(timer_heap, random_arms_cancels_and_expiries_match_a_sorted_model) {
-  // Few distinct deadlines, so ties are common; a fixed seed, so a failure replays.
-  constexpr std::uint64_t seed = 20'261'204;
+namespace {
+
+// Random arms, cancels and expiries, checked after every step against a sorted model. Few
+// distinct deadlines, so ties are common. `fixed_delay`: most timers are armed with one delay, as
+// a server's timeouts are, so their deadlines arrive in order and take the in-order run; the rest
+// (and every timer otherwise) have a random delay, and land in the heap unless they happen to
+// follow the run's last. A fixed seed, so a failure replays.
+void check_against_sorted_model(std::uint64_t seed, bool fixed_delay) {
   constexpr int operations = 20'000;
   constexpr std::int64_t deadline_spread_ns = 64;
   weft::platform::random rng(seed);
@@ -110,7 +115,10 @@ TEST(timer_heap, random_arms_cancels_and_expiries_match_a_sorted_model) {
     const std::uint64_t pick = rng.below(10);
     if (pick < 5) {
       const int name = static_cast<int>(nodes.size());
-      const std::int64_t deadline = now_ns + static_cast<std::int64_t>(rng.below(deadline_spread_ns));
+      const bool usual = fixed_delay && rng.below(8) != 0;
+      const std::int64_t delay =
+          usual ? deadline_spread_ns / 2 : static_cast<std::int64_t>(rng.below(deadline_spread_ns));
+      const std::int64_t deadline = now_ns + delay;
       nodes.push_back(new named_timer(name, &fired, &destroyed));
       heap.arm(nodes.back(), at(deadline));
       model.emplace(deadline, name);
@@ -141,5 +149,48 @@ TEST(timer_heap, random_arms_cancels_and_expiries_match_a_sorted_model) {
     n->release();
   }
   EXPECT_EQ(heap.size(), 0u);
+  EXPECT_EQ(destroyed, static_cast<int>(nodes.size()));
+}
+
+}  // namespace
+
+TEST(timer_heap, random_arms_cancels_and_expiries_match_a_sorted_model) {
+  check_against_sorted_model(20'261'204, /*fixed_delay=*/false);
+}
+
+TEST(timer_heap, timers_of_one_delay_mixed_with_others_match_a_sorted_model) {
+  check_against_sorted_model(20'261'206, /*fixed_delay=*/true);
+}
+
+TEST(timer_heap, a_timer_cancelled_inside_the_in_order_run_leaves_it_and_ties_keep_arming_order) {
+  std::vector<int> fired;
+  int destroyed = 0;
+  timer_heap heap;
+  // Deadlines that never fall: each follows the last, so all take the run; then two earlier
+  // ones, which cannot, one of them a tie with the run's first (armed later, so it fires after).
+  const std::vector<std::pair<int, std::int64_t>> plan = {
+      {10, 10}, {20, 20}, {21, 20}, {30, 30}, {40, 40}, {5, 5}, {11, 10},
+  };
+  std::vector<named_timer*> nodes;
+  for (const auto& [name, deadline] : plan) {
+    nodes.push_back(new named_timer(name, &fired, &destroyed));
+    heap.arm(nodes.back(), at(deadline));
+  }
+  EXPECT_EQ(heap.size(), plan.size());
+  for (std::size_t i : {2u, 3u, 4u}) {  // inside the run, then its last
+    const std::size_t before = heap.size();
+    heap.cancel(nodes[i]);
+    EXPECT_EQ(heap.size(), before - 1);
+  }
+  // After the run's last left, a timer earlier than it but not than the new last follows on.
+  nodes.push_back(new named_timer(35, &fired, &destroyed));
+  heap.arm(nodes.back(), at(35));
+  EXPECT_EQ(heap.next_deadline(), at(5));
+  EXPECT_EQ(expire_and_run(heap, at(10)), 3u);
+  EXPECT_EQ(fired, (std::vector<int>{5, 10, 11}));
+  EXPECT_EQ(expire_and_run(heap, at(100)), 2u);
+  EXPECT_EQ(fired, (std::vector<int>{5, 10, 11, 20, 35}));
+  EXPECT_EQ(heap.size(), 0u);
+  for (named_timer* n : nodes) n->release();
   EXPECT_EQ(destroyed, static_cast<int>(nodes.size()));
 }

@@ -6,16 +6,25 @@
 // on_fire(). Ties on the deadline fire in arming order, so the order of timer callbacks is a
 // function of the program, never of addresses.
 //
-// The heap is an indexed 4-ary min-heap: each armed node knows its slot, so cancelling removes it
-// from anywhere in O(log n) and drops the heap's reference at once, and on_cancel() lets the node
-// drop what only its firing would have used (a sleep's waker, and with it its task). A node that
-// already expired sits in the macrotask queue until its turn, where run() skips it. Costs, with n
-// armed timers: arm O(log n), cancel O(log n), next_deadline O(1), each expiry O(log n).
+// Two stores hold the armed timers. Most timers are armed with the same delay as the one armed
+// just before (a sleep or timeout of a fixed length), so their deadlines arrive in order: a timer
+// whose deadline is not earlier than the last one in the *run* is appended to it, a list in
+// (deadline, sequence) order, linked through the nodes. Any other goes into an indexed 4-ary
+// min-heap, where each armed node knows its slot. The earliest timer is the earlier of the run's
+// first and the heap's top. Invariants: the run is sorted by (deadline, sequence), since a node
+// is appended only after one that is not later and sequences increase; every armed node is in
+// exactly one store and knows which; a cancelled node is in neither.
+//
+// Cancelling removes a node from wherever it is at once (no placeholder stays behind) and drops
+// the store's reference; on_cancel() lets the node drop what only its firing would have used (a
+// sleep's waker, and with it its task). A node that already expired sits in the macrotask queue
+// until its turn, where run() skips it. Costs, with n armed timers: arm O(1) into the run, else
+// O(log n); cancel O(1) from the run, else O(log n); next_deadline O(1); each expiry O(1) from
+// the run, else O(log n).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <vector>
 
@@ -46,7 +55,7 @@ class timer_node : public runnable {
 
   bool fired() const noexcept { return fired_; }
   bool cancelled() const noexcept { return cancelled_; }
-  bool armed() const noexcept { return heap_slot_ != not_in_heap; }
+  bool armed() const noexcept { return where_ != store::none; }
   instant deadline() const noexcept { return deadline_; }
 
  protected:
@@ -59,12 +68,15 @@ class timer_node : public runnable {
 
  private:
   friend class timer_heap;
-  static constexpr std::size_t not_in_heap = std::numeric_limits<std::size_t>::max();
+  enum class store : std::uint8_t { none, heap, run };
 
   std::uint32_t refs_ = 1;  // the arming party's reference
   bool fired_ = false;
   bool cancelled_ = false;
-  std::size_t heap_slot_ = not_in_heap;  // its index in the heap while armed
+  store where_ = store::none;  // which store holds it while armed
+  std::size_t heap_slot_ = 0;  // in the heap: its index there
+  timer_node* run_prev_ = nullptr;  // in the run: its neighbours (null at either end)
+  timer_node* run_next_ = nullptr;
   instant deadline_{};
   std::uint64_t sequence_ = 0;
 };
@@ -76,11 +88,11 @@ class timer_heap {
   timer_heap& operator=(const timer_heap&) = delete;
   ~timer_heap();
 
-  // Arms `node` for `deadline`; the heap takes its own reference. O(log n).
+  // Arms `node` for `deadline`; the store takes its own reference.
   void arm(timer_node* node, instant deadline);
-  // Cancels `node` wherever it is: in the heap it is removed and the heap's reference dropped,
-  // O(log n); in the macrotask queue it is skipped when its turn comes; fired: nothing more.
-  // Either way on_cancel() runs (once).
+  // Cancels `node` wherever it is: armed, it is removed and the store's reference dropped; in the
+  // macrotask queue it is skipped when its turn comes; fired: nothing more. Either way
+  // on_cancel() runs (once).
   void cancel(timer_node* node) noexcept;
   // Cancels every armed timer, earliest first (loop shutdown).
   void cancel_all() noexcept;
@@ -89,10 +101,10 @@ class timer_heap {
   std::optional<instant> next_deadline() const noexcept;
   // Moves every timer whose deadline is <= now to `out`, in (deadline, sequence) order.
   std::size_t expire(instant now, runnable_queue& out);
-  // Armed timers: the heap's entries (a cancelled timer is never among them).
-  std::size_t armed() const noexcept { return heap_.size(); }
-  // Entries held; the same number, named for callers that check the heap's own size.
-  std::size_t size() const noexcept { return heap_.size(); }
+  // Armed timers (a cancelled timer is never among them).
+  std::size_t armed() const noexcept { return heap_.size() + run_size_; }
+  // Entries held by both stores; the same number, named for callers that check what is retained.
+  std::size_t size() const noexcept { return heap_.size() + run_size_; }
   bool has_expired(instant now) const noexcept;
 
  private:
@@ -112,8 +124,17 @@ class timer_heap {
   void sift_down(std::size_t slot) noexcept;
   // Takes the node at `slot` out of the heap (its reference passes to the caller).
   timer_node* remove_at(std::size_t slot) noexcept;
+  void run_append(timer_node* node) noexcept;
+  void run_unlink(timer_node* node) noexcept;
+  // The armed timer due first, or null when none is armed.
+  timer_node* earliest() const noexcept;
+  // Takes `node`, armed, out of its store (its reference passes to the caller).
+  void take_out(timer_node* node) noexcept;
 
   std::vector<entry> heap_;  // min-heap by (deadline, sequence); unbounded: one per armed timer
+  timer_node* run_head_ = nullptr;  // the run: in (deadline, sequence) order, one per armed timer
+  timer_node* run_tail_ = nullptr;
+  std::size_t run_size_ = 0;
   std::uint64_t next_sequence_ = 0;
 };
 
