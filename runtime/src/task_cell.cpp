@@ -55,7 +55,9 @@ poll_step task_header::poll_frame() noexcept {
   current_task_slot::set(this);
   bool resume = true;
   wait_point& waiting = wait();
-  if (waiting.leaf.poll != nullptr) {
+  if (waiting.leaf.poll == &leaf_ready_at_once) {
+    // A yield: ready, nothing to ask.
+  } else if (waiting.leaf.poll != nullptr) {
     // The leaf decides; a leaf that throws reports ready and rethrows at its co_await.
     resume = waiting.leaf.poll(waiting.leaf.leaf, borrowed_waker());
   } else if (!root_) {

@@ -101,6 +101,32 @@ class yield_leaf {
 };
 inline yield_leaf yield_now() noexcept { return {}; }
 
+namespace detail {
+// `co_await yield_now()` in a task: the same steps as the generic leaf_awaiter, which would poll
+// the leaf (it wakes the task and reports pending), then at the next poll poll it again (ready),
+// through two calls by pointer and a waker made for each. Here the task wakes itself directly and
+// waits on a point that poll_frame knows to be ready, so the next poll resumes the frame at once.
+template <>
+class leaf_awaiter<yield_leaf> {
+ public:
+  explicit leaf_awaiter(yield_leaf&) noexcept {}
+
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> awaiting) noexcept {
+    task_header* task = current_task();
+    WEFT_ASSERT(task != nullptr);  // leaves are awaited only from inside a polled weft task
+    (void)coop_budget_take();      // a yield suspends either way; it uses up budget as any leaf
+    task->schedule_poll();         // from inside its own poll: a flag, re-queued at the poll's end
+    // The frame stands in for the leaf: it is what the next poll touches first (a pool's queue
+    // prefetches it).
+    task->suspend_on(leaf_poller{awaiting.address(), &leaf_ready_at_once}, awaiting);
+  }
+  void await_resume() {
+    if (WEFT_FAULT_POINT(task_exception)) throw injected_fault{};
+  }
+};
+}  // namespace detail
+
 // Leaf: the current task's waker (a clone the caller may keep and call from any thread).
 class waker_leaf {
  public:

@@ -57,6 +57,10 @@ struct leaf_poller {
   bool (*poll)(void* leaf, const waker& w) = nullptr;
 };
 
+// The poll of a wait point that is ready at once (a yield): poll_frame resumes the frame without
+// calling it.
+inline bool leaf_ready_at_once(void*, const waker&) noexcept { return true; }
+
 // The vtable of a task's borrowed waker (no reference held; cloning yields an owning waker).
 extern const waker_vtable task_borrowed_waker_vtable;
 
