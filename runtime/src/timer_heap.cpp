@@ -82,12 +82,12 @@ void timer_heap::take_out(timer_node* node) noexcept {
 void timer_heap::cancel(timer_node* node) noexcept {
   if (node->cancelled_) return;
   node->cancelled_ = true;
-  // The heap is whole again before on_cancel() runs: what it drops (a waker, a task cell, the
+  // Both stores are whole again before on_cancel() runs: what it drops (a waker, a task cell, the
   // task's output) may run code that arms or cancels other timers.
   const bool was_armed = node->armed();
   if (was_armed) take_out(node);
   node->on_cancel();
-  if (was_armed) node->release();  // the heap's reference; the caller still holds its own
+  if (was_armed) node->release();  // the store's reference; the caller still holds its own
 }
 
 void timer_heap::cancel_all() noexcept {
