@@ -2,6 +2,7 @@
 // pool stops (see pool_core.hpp for the queues, admission and lifetime).
 #include <weft/detail/pool_core.hpp>
 
+#include <bit>
 #include <limits>
 #include <string>
 #include <system_error>
@@ -124,6 +125,9 @@ void pool_core::admit(task_header* cell, pool_worker* here) noexcept {
   // The first poll: the cell was made `scheduled` with a queue reference (task_state.hpp). Until
   // that poll adopts it, a queue holds it, and a stop's cancellation reaches it at adoption.
   const std::size_t level = index_of(static_cast<const pool_priority_owner*>(cell->owner())->level());
+  const unsigned bit = 1u << level;
+  // relaxed: a hint (levels_in_use()); testing first keeps the line shared once the bit is set.
+  if ((levels_used_.load(std::memory_order_relaxed) & bit) == 0) levels_used_.fetch_or(bit, std::memory_order_relaxed);
   if (here != nullptr) {
     push_lifo(*here, level, cell);
   } else {
@@ -299,11 +303,25 @@ std::size_t pool_core::pick_level(pool_worker& w) noexcept {
 }
 
 runnable* pool_core::find_work(pool_worker& w) noexcept {
-  const std::size_t chosen = pick_level(w);
-  if (runnable* r = take_at(w, chosen)) return r;
-  // The chosen level has nothing: any other level's work is better than idling.
+  const unsigned used = levels_in_use();
+  if (std::has_single_bit(used)) {
+    // All the work seen so far is at one level: no weighing, and the other levels only below.
+    if (runnable* r = take_at(w, static_cast<std::size_t>(std::countr_zero(used)))) return r;
+  } else {
+    const std::size_t chosen = pick_level(w);
+    if ((used >> chosen) & 1u) {
+      if (runnable* r = take_at(w, chosen)) return r;
+    }
+    // The chosen level has nothing: any other level's work is better than idling.
+    for (std::size_t p = 0; p < priority_count; ++p) {
+      if (p == chosen || ((used >> p) & 1u) == 0) continue;
+      if (runnable* r = take_at(w, p)) return r;
+    }
+  }
+  // Before going idle, the levels passed over too: a bit this thread has not seen set yet must
+  // not leave a task queued while its worker parks.
   for (std::size_t p = 0; p < priority_count; ++p) {
-    if (p == chosen) continue;
+    if ((used >> p) & 1u) continue;
     if (runnable* r = take_at(w, p)) return r;
   }
   return nullptr;

@@ -248,6 +248,13 @@ class pool_core {
 
   void worker_main(pool_worker& w) noexcept;
   runnable* find_work(pool_worker& w) noexcept;
+  // The levels any task has been admitted at, one bit each. A hint: a bit not yet seen set only
+  // makes a worker pass its level over until it is about to go idle (find_work), where every
+  // level is looked at.
+  unsigned levels_in_use() const noexcept {
+    // relaxed: the mask publishes nothing; the queues carry the tasks and their own ordering.
+    return levels_used_.load(std::memory_order_relaxed);
+  }
   runnable* take_at(pool_worker& w, std::size_t level) noexcept;
   runnable* take_from_injector(pool_worker& w, std::size_t level) noexcept;
   runnable* steal(pool_worker& w, std::size_t level) noexcept;
@@ -274,6 +281,9 @@ class pool_core {
   // Read by every spawn or every worker loop, written once each: a line of their own, apart from
   // the counters below that submitters write.
   alignas(64) sync::atomic<bool> admitting_{true};
+  // Bit p: a task was admitted at level p (set once, never cleared). A pool whose work is all at
+  // one level lets its workers skip the others without looking at their queues or weighing them.
+  sync::atomic<unsigned> levels_used_{0};
   sync::atomic<bool> exit_{false};
   sync::atomic<bool> cancel_requested_{false};
   // Tasks a stop asked to cancel: those on a list its worker swept, plus those adopted after.
