@@ -362,6 +362,10 @@ runnable* pool_core::take_from_injector(pool_worker& w, std::size_t level) noexc
   // A fair share, so one worker does not hoard what the others could start on.
   std::size_t want = queued / workers_.size() + 1;
   if (want > pool_injector_batch_max) want = pool_injector_batch_max;
+  // At most half the local queue's room and one to run: a batch that fills the queue makes this
+  // worker's next spawns or yields spill half of it back to the injector.
+  const std::size_t room = work_deque_capacity - w.local[level].size_approx();
+  if (want > room / 2 + 1) want = room / 2 + 1;
   std::array<runnable*, pool_injector_batch_max> batch{};
   const std::size_t n = inj.pop_batch(batch.data(), want);
   if (n == 0) return nullptr;
