@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <weft/platform/assert.hpp>
 #include <weft/platform/owner_activity.hpp>
 #include <weft/platform/sync.hpp>
 
@@ -41,7 +42,8 @@ class worker_picker {
   template <class View>
   std::size_t pick(std::size_t workers, const View& view) noexcept {
     // relaxed (both counters): only the spread matters, no data is published through them.
-    const std::size_t last = last_.load(std::memory_order_relaxed) % workers;
+    const std::size_t last = last_.load(std::memory_order_relaxed);
+    WEFT_ASSERT(last < workers);  // only remember() stores it, a worker's index
     const platform::owner_activity now = view.activity(last);
     if ((now == platform::owner_activity::spinning ||
          (now == platform::owner_activity::running && view.joined_from(last))) &&
@@ -49,8 +51,10 @@ class worker_picker {
       return last;
     }
     const std::size_t probes = std::min(workers, worker_pick_probes);
-    for (std::size_t i = 1; i < probes; ++i) {
-      const std::size_t w = (last + i) % workers;
+    // The indices wrap by comparison, not `%`: a division per probe was a visible share of a
+    // spawn in a burst.
+    for (std::size_t i = 1, w = last; i < probes; ++i) {
+      w = w + 1 == workers ? 0 : w + 1;
       if (view.activity(w) == platform::owner_activity::spinning && !view.on_caller_cpu(w)) {
         return remember(last, w);
       }
