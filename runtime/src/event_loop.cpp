@@ -195,7 +195,8 @@ bool event_loop::clear_timer(timer_id id) {
 
 // ---- driving ----------------------------------------------------------------------------------
 
-event_loop::drive_scope::drive_scope(event_loop& loop, const char* what) : loop_(loop), previous_(nullptr) {
+event_loop::drive_scope::drive_scope(event_loop& loop, const char* what)
+    : loop_(loop), previous_(nullptr), previous_domain_(nullptr) {
   loop.check_owner(what);
   if (loop.driving_) {
     throw usage_error(std::string("event_loop::") + what + " re-entered from inside the loop");
@@ -204,6 +205,8 @@ event_loop::drive_scope::drive_scope(event_loop& loop, const char* what) : loop_
   loop.driving_ = true;
   previous_ = current_loop_slot::get();
   current_loop_slot::set(&loop);
+  previous_domain_ = detail::poll_domain_slot::get();
+  detail::poll_domain_slot::set(loop.shared_);
   if (loop.inbox_closed_by_run_) {
     loop.shared_->inbox.reopen();
     loop.inbox_closed_by_run_ = false;
@@ -211,6 +214,7 @@ event_loop::drive_scope::drive_scope(event_loop& loop, const char* what) : loop_
 }
 
 event_loop::drive_scope::~drive_scope() {
+  detail::poll_domain_slot::set(previous_domain_);
   current_loop_slot::set(previous_);
   loop_.driving_ = false;
 }

@@ -13,7 +13,9 @@ loop_shared::loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_s
       inbox(inbox_capacity),
       driver(driver_options),
       owner_thread(owner),
-      sink_(sink ? std::move(sink) : noop_telemetry()) {}
+      sink_(sink ? std::move(sink) : noop_telemetry()) {
+  set_poll_domain(this);
+}
 
 remote_inbox::push_result loop_shared::push_user(runnable* item) {
   const remote_inbox::push_result result =

@@ -235,6 +235,7 @@ void pool_core::wake_one() noexcept {
 
 void pool_core::worker_main(pool_worker& w) noexcept {
   pool_worker_slot::set(&w);
+  poll_domain_slot::set(this);
   coop_budget_slot::set(&w.budget);
   w.next_victim = w.index + 1 == workers_.size() ? 0 : w.index + 1;
   for (;;) {
@@ -265,6 +266,7 @@ void pool_core::worker_main(pool_worker& w) noexcept {
   drain_finished_elsewhere(w);
   WEFT_ASSERT(w.owned_head == nullptr);
   coop_budget_slot::set(nullptr);
+  poll_domain_slot::set(nullptr);
   pool_worker_slot::set(nullptr);
   // The stashed owner references go back before the pool may let go of its owners (it does after
   // joining this thread); frees on this thread from now on count directly.

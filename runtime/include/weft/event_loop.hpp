@@ -275,6 +275,7 @@ class event_loop {
    private:
     event_loop& loop_;
     event_loop* previous_;
+    void* previous_domain_;  // detail::poll_domain_slot before this drive
   };
   friend class detail::task_header;
   friend class detail::loop_shared;

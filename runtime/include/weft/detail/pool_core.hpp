@@ -95,6 +95,7 @@ class pool_priority_owner final : public task_owner {
   void bind(pool_core* core, priority p) noexcept {
     core_ = core;
     priority_ = p;
+    set_poll_domain(core);
   }
   priority level() const noexcept { return priority_; }
 

@@ -113,6 +113,10 @@ class task_owner {
   virtual void schedule_task(task_header* task) noexcept = 0;
   // Any thread: may the calling thread poll this owner's tasks?
   virtual bool polls_here() const noexcept = 0;
+  // Is the calling thread polling this owner's tasks now: driving its loop, or a worker of its
+  // pool? A thread-local read and a compare, for the check at every poll; polls_here() answers
+  // the broader question anywhere.
+  bool polling_now() const noexcept;
   // A thread polling one of the owner's tasks, as it completes: forget the task (owned list).
   virtual void task_finished(task_header* task) noexcept = 0;
   // The event loop whose thread polls the tasks, asked on that thread (timers and I/O need it);
@@ -128,6 +132,9 @@ class task_owner {
   // thread, so its references gain nothing from a stash).
   explicit task_owner(bool stash_references) noexcept : stash_references_(stash_references) {}
   ~task_owner() = default;
+  // What a polling thread names in poll_domain_slot while it polls this owner's tasks: the loop's
+  // shared part, or the pool (all its levels alike). Set before the owner is shared.
+  void set_poll_domain(void* domain) noexcept { poll_domain_ = domain; }
   // The count reached zero: nothing references the owner any more.
   virtual void last_reference_dropped() noexcept = 0;
   // The calling thread's tallies for this owner, or null.
@@ -137,10 +144,20 @@ class task_owner {
   thread_tallies* reference_tallies() noexcept { return stash_references_ ? tallies_of_this_thread() : nullptr; }
 
   const bool stash_references_;
+  void* poll_domain_ = nullptr;
   // A line of its own: spawns and frees on any thread write it, while the owner's other fields
   // (and a derived owner's) are read by every completion.
   alignas(64) sync::atomic<std::size_t> refs_{1};
 };
+
+// The owner whose tasks the calling thread polls now, as task_owner::set_poll_domain names it:
+// set by an event loop's drive (and restored after) and by a pool worker for its lifetime.
+struct poll_domain_tag;
+using poll_domain_slot = platform::thread_slot<void, poll_domain_tag>;
+
+inline bool task_owner::polling_now() const noexcept {
+  return poll_domain_ != nullptr && poll_domain_slot::get() == poll_domain_;
+}
 
 inline void task_owner::count_finished() {
   if (counter == nullptr) return;
