@@ -306,19 +306,16 @@ std::size_t pool_core::pick_level(pool_worker& w) noexcept {
 
 runnable* pool_core::find_work(pool_worker& w) noexcept {
   const unsigned used = levels_in_use();
-  if (std::has_single_bit(used)) {
-    // All the work seen so far is at one level: no weighing, and the other levels only below.
-    if (runnable* r = take_at(w, static_cast<std::size_t>(std::countr_zero(used)))) return r;
-  } else {
-    const std::size_t chosen = pick_level(w);
-    if ((used >> chosen) & 1u) {
-      if (runnable* r = take_at(w, chosen)) return r;
-    }
-    // The chosen level has nothing: any other level's work is better than idling.
-    for (std::size_t p = 0; p < priority_count; ++p) {
-      if (p == chosen || ((used >> p) & 1u) == 0) continue;
-      if (runnable* r = take_at(w, p)) return r;
-    }
+  // With one level in use there is nothing to weigh.
+  const std::size_t chosen =
+      std::has_single_bit(used) ? static_cast<std::size_t>(std::countr_zero(used)) : pick_level(w);
+  if ((used >> chosen) & 1u) {
+    if (runnable* r = take_at(w, chosen)) return r;
+  }
+  // The chosen level has nothing: any other level's work is better than idling.
+  for (std::size_t p = 0; p < priority_count; ++p) {
+    if (p == chosen || ((used >> p) & 1u) == 0) continue;
+    if (runnable* r = take_at(w, p)) return r;
   }
   // Before going idle, the levels passed over too: a bit this thread has not seen set yet must
   // not leave a task queued while its worker parks.
