@@ -3,8 +3,8 @@
 // `workers` workers, weights high:normal:background = 8:4:`background_weight`. Each level gets
 // `tasks` tasks that each yield `yields` times. Every task first waits on one gate, opened once
 // all are spawned, so all levels compete from the first counted poll (the oracle counts from the
-// moment the gate's open() returned, when every task is queued). Each resume is reported to
-// the priority-share oracle with its level (priority_share.hpp: while every level had work queued,
+// moment the gate's open() returned, when every task is queued). Each resume (one that throws an
+// injected fault too) is reported to the priority-share oracle with its level (priority_share.hpp: while every level had work queued,
 // each got at least half its weighted share of the polls), and each task to the task oracle (one
 // outcome each, ok means its body ran once to the end; tasks may move between workers).
 #include <array>
@@ -54,16 +54,30 @@ bool every_level_queued(const fairness_world* w, priority self) {
   return true;
 }
 
+// Each poll is reported with its level; a poll whose await throws an injected fault
+// (task_exception) was an opportunity the level got all the same, so it is reported before the
+// exception ends the task.
 task<void> saturating_task(fairness_world* w, std::uint64_t id, priority p, std::int64_t yields) {
   w->ledger.started(id, sim::scenarios::this_thread());
   const level_count counted{w, p};
-  co_await w->start.wait();
+  const auto report = [w, p] { w->share.polled(p, every_level_queued(w, p)); };
+  try {
+    co_await w->start.wait();
+  } catch (...) {
+    report();
+    throw;
+  }
   for (std::int64_t i = 0; i < yields; ++i) {
-    w->share.polled(p, every_level_queued(w, p));
-    co_await yield_now();
+    report();
+    try {
+      co_await yield_now();
+    } catch (...) {
+      report();
+      throw;
+    }
     w->ledger.resumed(id, sim::scenarios::this_thread());
   }
-  w->share.polled(p, every_level_queued(w, p));
+  report();
   w->ledger.finished(id);
 }
 
