@@ -263,15 +263,20 @@ void event_loop::run_guarded(detail::runnable* r) noexcept {
 
 std::size_t event_loop::run_checkpoint() {
   std::size_t ran = 0;
-  bool warned = false;
+  // The starvation check: at the threshold, then every starvation_recheck_interval microtasks
+  // until it warns. Asking the inbox and the clock at every poll of a long checkpoint (a yield
+  // storm is one) cost a visible share of each poll.
+  std::size_t next_check = starvation_checkpoint_threshold + 1;
   while (detail::runnable* r = microtasks_.pop_front()) {
     run_guarded(r);
-    if (++ran > starvation_checkpoint_threshold && !warned) {
+    if (++ran == next_check) {
       const bool macrotask_waiting = !macrotasks_.empty() || shared_->inbox.has_pending() || timer_expired();
       if (macrotask_waiting) {
-        warned = true;
+        next_check = 0;  // warned: once per checkpoint (ran never comes back to 0)
         telemetry().record(telemetry_event{telemetry_kind::microtask_starvation,
                                            "microtask checkpoint is starving a waiting macrotask", ran, {}});
+      } else {
+        next_check += starvation_recheck_interval;
       }
     }
   }

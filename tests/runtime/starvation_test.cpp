@@ -121,3 +121,27 @@ TEST(starvation, each_starving_checkpoint_warns_again) {
   EXPECT_EQ(ran, 3'000);
   EXPECT_EQ(sink->count_of(weft::telemetry_kind::microtask_starvation), 2u);
 }
+
+TEST(starvation, a_macrotask_that_starts_waiting_late_is_reported_within_the_recheck_interval) {
+  auto sink = std::make_shared<recording_sink>();
+  weft::event_loop loop(weft_test::with_sink(sink));
+  constexpr int late = 1'500;  // links that run before the macrotask is queued
+  int ran = 0;
+  bool macro_ran = false;
+  auto link = std::make_shared<std::function<void(int)>>();
+  *link = [&, link_weak = std::weak_ptr<std::function<void(int)>>(link)](int left) {
+    if (++ran == late) loop.queue_macrotask([&] { macro_ran = true; });
+    if (left > 1) {
+      auto next = link_weak.lock();
+      loop.queue_microtask([next, left] { (*next)(left - 1); });
+    }
+  };
+  loop.queue_microtask([link] { (*link)(3'000); });
+  loop.run();
+  EXPECT_EQ(ran, 3'000);
+  EXPECT_TRUE(macro_ran);
+  const auto warnings = sink->events_of(weft::telemetry_kind::microtask_starvation);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_GT(warnings[0].count, static_cast<std::uint64_t>(late));
+  EXPECT_LE(warnings[0].count, late + weft::event_loop::starvation_recheck_interval);
+}

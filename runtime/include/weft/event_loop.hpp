@@ -12,7 +12,8 @@
 //      callbacks; more may be queued meanwhile);
 //   4. one macrotask runs.
 // A checkpoint that runs more than `starvation_checkpoint_threshold` microtasks while a macrotask
-// is waiting reports `microtask_starvation` to telemetry (once per checkpoint).
+// is waiting reports `microtask_starvation` to telemetry (once per checkpoint; past the threshold
+// it asks every `starvation_recheck_interval` microtasks).
 //
 // Driving calls (run, block_on, run_until_stalled, run_ready_tasks) may not nest: calling one from
 // inside the loop throws usage_error (inside a task, that task then completes as panicked).
@@ -109,6 +110,8 @@ class event_loop {
  public:
   static constexpr std::size_t default_inbox_capacity = 65'536;
   static constexpr std::size_t starvation_checkpoint_threshold = 1'000;
+  // Past the threshold, how often a checkpoint asks again whether a macrotask waits.
+  static constexpr std::size_t starvation_recheck_interval = 64;
 
   struct options {
     std::size_t inbox_capacity = default_inbox_capacity;  // at least 1
