@@ -4,9 +4,10 @@
 // `tasks` tasks that each yield `yields` times. Every task first waits on one gate, opened once
 // all are spawned, so all levels compete from the first counted poll (the oracle counts from the
 // moment the gate's open() returned, when every task is queued). Each resume (one that throws an
-// injected fault too) is reported to the priority-share oracle with its level (priority_share.hpp: while every level had work queued,
-// each got at least half its weighted share of the polls), and each task to the task oracle (one
-// outcome each, ok means its body ran once to the end; tasks may move between workers).
+// injected fault too) is reported to the priority-share oracle with its level
+// (priority_share.hpp: while every level had work queued, each got at least half its weighted
+// share of the polls), and each task to the task oracle (one outcome each, ok means its body ran
+// once to the end; tasks may move between workers).
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -54,30 +55,25 @@ bool every_level_queued(const fairness_world* w, priority self) {
   return true;
 }
 
-// Each poll is reported with its level; a poll whose await throws an injected fault
-// (task_exception) was an opportunity the level got all the same, so it is reported before the
-// exception ends the task.
+// Each poll is reported with its level. A poll whose await throws an injected fault
+// (task_exception) was an opportunity the level got all the same: it is reported as the
+// exception leaves the body (only the awaits throw).
 task<void> saturating_task(fairness_world* w, std::uint64_t id, priority p, std::int64_t yields) {
   w->ledger.started(id, sim::scenarios::this_thread());
   const level_count counted{w, p};
   const auto report = [w, p] { w->share.polled(p, every_level_queued(w, p)); };
   try {
     co_await w->start.wait();
-  } catch (...) {
+    for (std::int64_t i = 0; i < yields; ++i) {
+      report();
+      co_await yield_now();
+      w->ledger.resumed(id, sim::scenarios::this_thread());
+    }
     report();
+  } catch (...) {
+    report();  // the poll whose await threw
     throw;
   }
-  for (std::int64_t i = 0; i < yields; ++i) {
-    report();
-    try {
-      co_await yield_now();
-    } catch (...) {
-      report();
-      throw;
-    }
-    w->ledger.resumed(id, sim::scenarios::this_thread());
-  }
-  report();
   w->ledger.finished(id);
 }
 
