@@ -8,7 +8,9 @@
 //   * whatever the unparker wrote before unpark() is visible after park() returns: the payload is
 //     a sync::cell, so a missing release/acquire pair is a DATA RACE on it;
 //   * park_until() that times out (Relacy may time out any timed wait) keeps a racing token: the
-//     next park() consumes it instead of blocking forever.
+//     next park() consumes it instead of blocking forever;
+//   * an unpark() coalesced into the token the owner is consuming is acquired with it: its
+//     unparker's writes are visible after park() returns.
 #include <weft/models/harness.hpp>
 #include <weft/platform/parker.hpp>
 #include <weft/platform/thread.hpp>
@@ -85,6 +87,27 @@ struct park_twice : rl::test_suite<park_twice, 2> {
   }
 };
 
+// Three threads: two unparkers each raise a flag and unpark; the owner parks until it has seen
+// both. The flags are relaxed, so only the tokens' orders make them visible: an unpark that lands
+// while the owner consumes the first token coalesces into it, and must be acquired with it (a
+// consumption that erased it unread would leave the owner parked for good: DEADLOCK).
+struct two_unparkers_both_seen : rl::test_suite<two_unparkers_both_seen, 3> {
+  parker p;
+  weft::sync::atomic<int> raised[2]{weft::sync::atomic<int>{0}, weft::sync::atomic<int>{0}};
+
+  void thread(unsigned index) {
+    if (index == 0) {
+      // relaxed: the token's acquire is what orders the flags (see above).
+      while (raised[0].load(std::memory_order_relaxed) == 0 || raised[1].load(std::memory_order_relaxed) == 0) {
+        p.park();
+      }
+    } else {
+      raised[index - 1].store(1, std::memory_order_relaxed);  // relaxed: unpark() publishes it
+      p.unpark();
+    }
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,5 +120,7 @@ int main(int argc, char** argv) {
           {"park_until_then_park", &run_test<park_until_then_park>,
            {search::context_bound(3), search::random(100000)}},
           {"park_twice", &run_test<park_twice>, {search::context_bound(3), search::random(100000)}},
+          {"two_unparkers_both_seen", &run_test<two_unparkers_both_seen>,
+           {search::context_bound(3), search::random(100000)}},
       });
 }

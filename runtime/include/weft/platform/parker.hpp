@@ -13,6 +13,8 @@
 //   * A token is never lost: unpark() always leaves `notified`, and park() only returns after it
 //     has consumed a token (or, for park_until, after the deadline).
 //   * The owner moves empty->parked and parked->empty; unparkers only ever store `notified`.
+//   * The owner consumes a token only by a read-modify-write (CAS or exchange), never a store, so
+//     an unpark() coalesced into the token it takes is acquired with it.
 //   * An unparker that sees `parked` takes `lock_` before notifying, so the owner is either not
 //     yet waiting (and will re-check `state_` under the lock) or is waiting and gets the signal.
 //   * `last_wake_prompt_` (the spin's quiet/yielding choice) is a plain field: only the owner,
@@ -121,14 +123,13 @@ class parker {
     if (spin_for_token(std::nullopt)) return;
     sync::unique_lock<sync::mutex> guard(lock_);
     std::uint32_t expected = empty;
-    // acquire on failure: the only other value is `notified`, whose writes we must see (paired
-    // with unpark()'s release exchange). Success needs no ordering of its own (lock_ orders it
-    // against unpark()'s lock/notify), but a success order weaker than the failure order is
-    // rejected by some compilers, so both are acquire.
+    // Success needs no ordering of its own (lock_ orders it against unpark()'s lock/notify); it
+    // is acquire as it always was. Failure is relaxed: the only other value is `notified`, which
+    // consume_pending() takes with its own acquire.
     if (!state_.compare_exchange_strong(expected, parked, std::memory_order_acquire,
-                                        std::memory_order_acquire)) {
+                                        std::memory_order_relaxed)) {
       WEFT_ASSERT(expected == notified);
-      state_.store(empty, std::memory_order_relaxed);  // consume; we already hold the acquire
+      consume_pending();
       return;
     }
     for (;;) {
@@ -144,9 +145,9 @@ class parker {
     std::uint32_t expected = empty;
     // Orders as in park().
     if (!state_.compare_exchange_strong(expected, parked, std::memory_order_acquire,
-                                        std::memory_order_acquire)) {
+                                        std::memory_order_relaxed)) {
       WEFT_ASSERT(expected == notified);
-      state_.store(empty, std::memory_order_relaxed);
+      consume_pending();
       return true;
     }
     for (;;) {
@@ -186,6 +187,15 @@ class parker {
           return state_.load(std::memory_order_relaxed) == notified && try_consume_token();
         },
         deadline);
+  }
+  // Consumes the token a failed CAS found. An exchange, not a store: an unpark() that lands
+  // between that CAS and here coalesces into this token, and only a read-modify-write acquires
+  // its release; a store would erase it unread, and its unparker's writes (an item it queued)
+  // might stay unseen while the owner parks again.
+  void consume_pending() {
+    // acquire: pairs with the release exchange of each unpark() coalesced into this token.
+    [[maybe_unused]] const std::uint32_t prior = state_.exchange(empty, std::memory_order_acquire);
+    WEFT_ASSERT(prior == notified);
   }
   bool try_consume_token() {
     std::uint32_t expected = notified;

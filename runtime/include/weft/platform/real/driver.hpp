@@ -7,8 +7,9 @@
 //   notified  a wake is pending; the owner's next wait() consumes it and returns
 //   * notify() always leaves `notified`; it calls backend->wake() (a system call) only when it
 //     replaced `sleeping`, so a notify while the owner runs or spins costs one atomic exchange.
-//   * Only the owner moves out of empty, spinning and sleeping, each by CAS or exchange, so a
-//     concurrent `notified` is never overwritten: empty->spinning when its spin starts,
+//   * Only the owner moves out of empty, spinning and sleeping, each by CAS or exchange, and it
+//     consumes `notified` only by a read-modify-write, so a concurrent `notified` is never
+//     overwritten unread: empty->spinning when its spin starts,
 //     spinning->empty when a completion ends it, spinning->sleeping before blocking and back to
 //     empty by exchange after. A wake() posted before the owner enters the kernel is an event the
 //     kernel keeps (a CQE, an eventfd count), so block() returns at once: no lost wake-up.
@@ -92,13 +93,16 @@ class driver {
   // notify() put there meanwhile. True when a token was consumed.
   bool leave_or_consume(std::uint32_t from, std::uint32_t to) noexcept {
     std::uint32_t expected = from;
-    // acquire on failure: the only other value is `notified`, whose writes we must see (pairs
-    // with notify()'s release); success publishes nothing. Both acquire keeps compilers content.
-    if (state_.compare_exchange_strong(expected, to, std::memory_order_acquire, std::memory_order_acquire)) {
+    // relaxed: success publishes nothing; a failure found `notified`, which the exchange below
+    // consumes with its own acquire.
+    if (state_.compare_exchange_strong(expected, to, std::memory_order_relaxed, std::memory_order_relaxed)) {
       return false;
     }
     WEFT_ASSERT(expected == notified);
-    state_.store(empty, std::memory_order_relaxed);  // consume the token we already acquired
+    // An exchange, not a store: a notify() that lands between the CAS and here coalesces into
+    // this token, and only a read-modify-write acquires its release (a store would erase it
+    // unread, and the owner might miss what that notifier queued). acquire: pairs with notify().
+    (void)state_.exchange(empty, std::memory_order_acquire);
     return true;
   }
   bool spin(std::optional<instant> deadline);
