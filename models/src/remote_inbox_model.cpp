@@ -15,13 +15,16 @@
 //   * the wake stack publishes: what a waker wrote before push_internal() (each wake's payload,
 //     a sync::cell) is visible to the owner that drains it, through the push's release CAS and
 //     the drain's acquire exchange (Relacy reports a DATA RACE otherwise);
-//   * once killed, the wake stack refuses every push.
+//   * once killed, the wake stack refuses every push;
+//   * only a push into an empty queue of its kind asks its caller to notify the owner, and no
+//     item is left unseen for it: the drain that takes the items queued ahead takes it too.
 // The `pending_` counter is a hint only (the lock orders the user queue), so its memory orders
 // are not what this model checks; see docs/models.md.
 #include <cstddef>
 
 #include <weft/detail/remote_inbox.hpp>
 #include <weft/models/harness.hpp>
+#include <weft/platform/parker.hpp>
 #include <weft/platform/thread.hpp>
 
 namespace {
@@ -44,10 +47,20 @@ struct item final : runnable {
   weft::sync::cell<int> payload{0};
 };
 
+// Pushes for the scenarios that do not model the owner's notification (notify_first_push does).
+push_result push_user(remote_inbox& inbox, runnable* it) {
+  bool wake_owner = false;
+  return inbox.push_user(it, &wake_owner);
+}
+bool push_internal(remote_inbox& inbox, runnable* it) {
+  bool wake_owner = false;
+  return inbox.push_internal(it, &wake_owner);
+}
+
 // Producer side of an internal wake: write the payload, then push.
 bool publish_and_push(remote_inbox& inbox, item& wake) {
   wake.payload.with_mut([](int& v) { v = published; });
-  return inbox.push_internal(&wake);
+  return push_internal(inbox, &wake);
 }
 
 struct batch_counts {
@@ -88,12 +101,12 @@ struct bound_and_bypass : rl::test_suite<bound_and_bypass, 3> {
 
   void thread(unsigned index) {
     if (index == 1) {
-      count(inbox.push_user(&a1));
-      count(inbox.push_user(&a2));
+      count(push_user(inbox, &a1));
+      count(push_user(inbox, &a2));
       RL_ASSERT(publish_and_push(inbox, w1));
       producers_done.fetch_add(1, std::memory_order_release);  // pairs with the owner's acquire
     } else if (index == 2) {
-      count(inbox.push_user(&b1));
+      count(push_user(inbox, &b1));
       RL_ASSERT(publish_and_push(inbox, w2));
       producers_done.fetch_add(1, std::memory_order_release);
     } else {
@@ -114,8 +127,8 @@ struct bound_and_bypass : rl::test_suite<bound_and_bypass, 3> {
       RL_ASSERT(accepted >= capacity);
       RL_ASSERT(seen.user == accepted);
       // Drained empty: there is room for `capacity` user items again.
-      RL_ASSERT(inbox.push_user(&c1) == push_result::accepted);
-      RL_ASSERT(inbox.push_user(&c2) == push_result::accepted);
+      RL_ASSERT(push_user(inbox, &c1) == push_result::accepted);
+      RL_ASSERT(push_user(inbox, &c2) == push_result::accepted);
       runnable_queue left = inbox.kill();
       RL_ASSERT(take_all(left).user == capacity);
     }
@@ -133,7 +146,7 @@ struct close_commit : rl::test_suite<close_commit, 3> {
   weft::sync::atomic<bool> closed_answered{false};
 
   void push(item& it) {
-    const push_result r = inbox.push_user(&it);
+    const push_result r = push_user(inbox, &it);
     RL_ASSERT(r != push_result::full);  // two items, two slots
     // relaxed: read by the owner after others_done's acquire.
     if (r == push_result::accepted) user_accepted.fetch_add(1, std::memory_order_relaxed);
@@ -168,7 +181,48 @@ struct close_commit : rl::test_suite<close_commit, 3> {
       RL_ASSERT(user_run == static_cast<std::size_t>(user_accepted.load(std::memory_order_relaxed)));
       // Every push not accepted was answered `closed` (full is impossible here).
       if (user_run < 2) RL_ASSERT(closed_answered.load(std::memory_order_relaxed));
-      RL_ASSERT(!inbox.push_internal(&w1));  // dead now: refused (w1 is not queued twice)
+      RL_ASSERT(!push_internal(inbox, &w1));  // dead now: refused (w1 is not queued twice)
+    }
+  }
+};
+
+// Three threads: two producers each push one item of `kind` (user items, or wakes) and notify
+// the owner only when the push says they must; the owner (its driver's token is a parker here)
+// drains, and parks until it has seen both. A push told that an item queued ahead carries the
+// notification must still be drained: otherwise the owner parks for good with an item nobody
+// will tell it about, and Relacy reports DEADLOCK.
+template <runnable_kind kind>
+struct notify_first_push : rl::test_suite<notify_first_push<kind>, 3> {
+  remote_inbox inbox{capacity};
+  weft::platform::parker owner;
+  item first{kind}, second{kind};
+
+  void produce(item& it) {
+    bool wake_owner = false;
+    if constexpr (kind == runnable_kind::task_poll) {
+      it.payload.with_mut([](int& v) { v = published; });  // a wake carries one (take_all checks)
+      RL_ASSERT(inbox.push_internal(&it, &wake_owner));
+    } else {
+      RL_ASSERT(inbox.push_user(&it, &wake_owner) == push_result::accepted);
+    }
+    if (wake_owner) owner.unpark();
+  }
+
+  void thread(unsigned index) {
+    if (index == 0) {
+      std::size_t seen = 0;
+      for (;;) {
+        runnable_queue q;
+        inbox.drain_into(q);
+        const batch_counts got = take_all(q);
+        seen += got.user + got.internal;
+        if (seen == 2) break;
+        owner.park();
+      }
+      runnable_queue left = inbox.kill();
+      RL_ASSERT(left.empty());
+    } else {
+      produce(index == 1 ? first : second);
     }
   }
 };
@@ -183,5 +237,9 @@ int main(int argc, char** argv) {
       {
           {"bound_and_bypass", &run_test<bound_and_bypass>, {search::context_bound(3), search::random(100000)}},
           {"close_commit", &run_test<close_commit>, {search::context_bound(3), search::random(100000)}},
+          {"notify_first_push_user", &run_test<notify_first_push<runnable_kind::callback>>,
+           {search::context_bound(3), search::random(100000)}},
+          {"notify_first_push_wakes", &run_test<notify_first_push<runnable_kind::task_poll>>,
+           {search::context_bound(3), search::random(100000)}},
       });
 }

@@ -18,10 +18,11 @@ loop_shared::loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_s
 }
 
 remote_inbox::push_result loop_shared::push_user(runnable* item) {
+  bool wake_owner = false;
   const remote_inbox::push_result result =
-      WEFT_FAULT_POINT(inbox_full) ? remote_inbox::push_result::full : inbox.push_user(item);
+      WEFT_FAULT_POINT(inbox_full) ? remote_inbox::push_result::full : inbox.push_user(item, &wake_owner);
   if (result == remote_inbox::push_result::accepted) {
-    driver.notify();
+    if (wake_owner) driver.notify();  // else the push of an item queued ahead notifies
   } else if (result == remote_inbox::push_result::full) {
     // relaxed: a once-only flag; the report carries no data that needs ordering.
     if (!overflow_reported_.exchange(true, std::memory_order_relaxed)) {
@@ -48,8 +49,9 @@ submit_result loop_shared::submit_user(runnable* item) {
 }
 
 void loop_shared::submit_internal(runnable* item) noexcept {
-  if (inbox.push_internal(item)) {
-    driver.notify();
+  bool wake_owner = false;
+  if (inbox.push_internal(item, &wake_owner)) {
+    if (wake_owner) driver.notify();  // else the push of a wake queued ahead notifies
   } else {
     item->discard();  // the loop is gone: nothing left to wake or notify
   }

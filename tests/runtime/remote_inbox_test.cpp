@@ -240,6 +240,34 @@ TEST(remote_inbox, concurrent_overflows_from_many_threads_report_once) {
   loop.run();
 }
 
+TEST(remote_inbox, bursts_from_many_threads_all_reach_a_loop_that_sleeps_between_them) {
+  // Only a push into an empty inbox notifies the loop; a push behind others relies on theirs. A
+  // notification lost that way would leave run_until asleep with work queued (the test's timeout).
+  weft::event_loop loop;
+  auto handle = loop.handle();
+  constexpr int producers = 4;
+  constexpr int rounds = 200;
+  constexpr int burst = 16;
+  std::atomic<int> ran{0};
+  std::atomic<int> refused{0};
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p) {
+    threads.emplace_back([&, p] {
+      for (int r = 0; r < rounds; ++r) {
+        for (int i = 0; i < burst; ++i) {
+          if (!handle.queue_macrotask([&] { ran.fetch_add(1, std::memory_order_relaxed); })) refused.fetch_add(1);
+        }
+        // Long enough, now and then, for the loop to run out of work and go to sleep.
+        std::this_thread::sleep_for(std::chrono::microseconds((r + p) % 4 == 0 ? 200 : 5));
+      }
+    });
+  }
+  loop.run_until([&] { return ran.load(std::memory_order_relaxed) == producers * rounds * burst; });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(refused.load(), 0);
+  EXPECT_EQ(ran.load(), producers * rounds * burst);
+}
+
 TEST(remote_inbox, a_closed_inbox_is_not_reported_as_an_overflow) {
   auto sink = std::make_shared<recording_sink>();
   weft::event_loop loop(weft_test::with_sink(sink, 1));
@@ -259,6 +287,16 @@ weft::detail::runnable* make_item(int* counter) {
   return new weft::detail::callback_runnable<decltype(fn)>(fn);
 }
 
+// Pushes that do not look at whether the owner must be notified.
+inbox::push_result push_user(inbox& box, weft::detail::runnable* item) {
+  bool wake_owner = false;
+  return box.push_user(item, &wake_owner);
+}
+bool push_internal(inbox& box, weft::detail::runnable* item) {
+  bool wake_owner = false;
+  return box.push_internal(item, &wake_owner);
+}
+
 void run_all(weft::detail::runnable_queue& q) {
   while (weft::detail::runnable* r = q.pop_front()) r->run();
 }
@@ -269,11 +307,11 @@ TEST(remote_inbox_unit, user_items_are_bounded_and_internal_items_are_not) {
   int ran = 0;
   weft::detail::runnable* items[5] = {make_item(&ran), make_item(&ran), make_item(&ran), make_item(&ran),
                                       make_item(&ran)};
-  EXPECT_EQ(box.push_user(items[0]), inbox::push_result::accepted);
-  EXPECT_EQ(box.push_user(items[1]), inbox::push_result::accepted);
-  EXPECT_EQ(box.push_user(items[2]), inbox::push_result::full);  // still ours
-  EXPECT_TRUE(box.push_internal(items[3]));
-  EXPECT_TRUE(box.push_internal(items[4]));  // past the bound: internal items are not counted
+  EXPECT_EQ(push_user(box, items[0]), inbox::push_result::accepted);
+  EXPECT_EQ(push_user(box, items[1]), inbox::push_result::accepted);
+  EXPECT_EQ(push_user(box, items[2]), inbox::push_result::full);  // still ours
+  EXPECT_TRUE(push_internal(box, items[3]));
+  EXPECT_TRUE(push_internal(box, items[4]));  // past the bound: internal items are not counted
   items[2]->discard();
   EXPECT_TRUE(box.has_pending());
   weft::detail::runnable_queue out;
@@ -284,10 +322,36 @@ TEST(remote_inbox_unit, user_items_are_bounded_and_internal_items_are_not) {
   EXPECT_EQ(ran, 4);
 }
 
+TEST(remote_inbox_unit, only_a_push_into_an_empty_queue_asks_for_a_notification) {
+  inbox box(4);
+  int ran = 0;
+  bool wake_owner = false;
+  ASSERT_EQ(box.push_user(make_item(&ran), &wake_owner), inbox::push_result::accepted);
+  EXPECT_TRUE(wake_owner);
+  ASSERT_EQ(box.push_user(make_item(&ran), &wake_owner), inbox::push_result::accepted);
+  EXPECT_FALSE(wake_owner);  // behind the first: its notification covers this one
+  ASSERT_TRUE(box.push_internal(make_item(&ran), &wake_owner));
+  EXPECT_TRUE(wake_owner);  // wakes are a queue of their own
+  ASSERT_TRUE(box.push_internal(make_item(&ran), &wake_owner));
+  EXPECT_FALSE(wake_owner);
+  weft::detail::runnable_queue out;
+  box.drain_into(out);
+  EXPECT_EQ(out.size(), 4u);
+  run_all(out);
+  // Drained: the next push of either kind finds its queue empty again.
+  ASSERT_EQ(box.push_user(make_item(&ran), &wake_owner), inbox::push_result::accepted);
+  EXPECT_TRUE(wake_owner);
+  ASSERT_TRUE(box.push_internal(make_item(&ran), &wake_owner));
+  EXPECT_TRUE(wake_owner);
+  box.drain_into(out);
+  run_all(out);
+  EXPECT_EQ(ran, 6);
+}
+
 TEST(remote_inbox_unit, the_close_commit_fails_while_anything_is_queued) {
   inbox box(4);
   int ran = 0;
-  ASSERT_TRUE(box.push_internal(make_item(&ran)));
+  ASSERT_TRUE(push_internal(box, make_item(&ran)));
   EXPECT_FALSE(box.try_close());  // work arrived: the loop must go on
   EXPECT_FALSE(box.is_closed());
   weft::detail::runnable_queue out;
@@ -302,12 +366,12 @@ TEST(remote_inbox_unit, a_closed_inbox_refuses_user_items_but_takes_internal_one
   int ran = 0;
   ASSERT_TRUE(box.try_close());
   weft::detail::runnable* user = make_item(&ran);
-  EXPECT_EQ(box.push_user(user), inbox::push_result::closed);
+  EXPECT_EQ(push_user(box, user), inbox::push_result::closed);
   user->discard();
-  EXPECT_TRUE(box.push_internal(make_item(&ran)));
+  EXPECT_TRUE(push_internal(box, make_item(&ran)));
   box.reopen();
   EXPECT_FALSE(box.is_closed());
-  EXPECT_EQ(box.push_user(make_item(&ran)), inbox::push_result::accepted);
+  EXPECT_EQ(push_user(box, make_item(&ran)), inbox::push_result::accepted);
   weft::detail::runnable_queue out;
   box.drain_into(out);
   run_all(out);
@@ -317,19 +381,19 @@ TEST(remote_inbox_unit, a_closed_inbox_refuses_user_items_but_takes_internal_one
 TEST(remote_inbox_unit, a_killed_inbox_hands_back_its_items_and_refuses_everything_for_good) {
   inbox box(4);
   int ran = 0;
-  ASSERT_EQ(box.push_user(make_item(&ran)), inbox::push_result::accepted);
-  ASSERT_TRUE(box.push_internal(make_item(&ran)));
+  ASSERT_EQ(push_user(box, make_item(&ran)), inbox::push_result::accepted);
+  ASSERT_TRUE(push_internal(box, make_item(&ran)));
   weft::detail::runnable_queue left = box.kill();
   EXPECT_EQ(left.size(), 2u);
   EXPECT_FALSE(box.has_pending());
   left.discard_all();
   weft::detail::runnable* user = make_item(&ran);
   weft::detail::runnable* internal = make_item(&ran);
-  EXPECT_EQ(box.push_user(user), inbox::push_result::closed);
-  EXPECT_FALSE(box.push_internal(internal));
+  EXPECT_EQ(push_user(box, user), inbox::push_result::closed);
+  EXPECT_FALSE(push_internal(box, internal));
   box.reopen();  // a dead inbox stays closed
   EXPECT_TRUE(box.is_closed());
-  EXPECT_EQ(box.push_user(user), inbox::push_result::closed);
+  EXPECT_EQ(push_user(box, user), inbox::push_result::closed);
   user->discard();
   internal->discard();
   EXPECT_EQ(ran, 0);
@@ -347,7 +411,7 @@ TEST(remote_inbox_unit, a_push_racing_the_close_is_either_accepted_before_it_or_
       while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
       for (int i = 0; i < 50; ++i) {
         weft::detail::runnable* item = make_item(&ran);
-        if (box.push_user(item) == inbox::push_result::accepted) {
+        if (push_user(box, item) == inbox::push_result::accepted) {
           accepted.fetch_add(1, std::memory_order_relaxed);
         } else {
           item->discard();
