@@ -35,7 +35,9 @@
 // drain that takes them takes it too, in the same critical section (user items) or the same
 // exchange (wakes). The push of the oldest of them found its queue empty, so its caller notifies
 // after it; by induction every queued item has a notification on its way. A burst of pushes into
-// a busy loop then takes the driver's line once per drain instead of once per push.
+// a busy loop then takes the driver's line once per drain instead of once per push. The price: a
+// pusher descheduled between its push and its notify delays the items queued behind it, as it
+// delays its own, until it runs again or the owner drains for another reason.
 #pragma once
 
 #include <cstddef>
