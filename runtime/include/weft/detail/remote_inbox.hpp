@@ -27,8 +27,9 @@
 // accepted item is ever stranded.
 //
 // `pending_` mirrors the number of queued user items so the owner can skip the lock when it is
-// zero; a push that races that check (user or internal) also notifies the loop's driver, so the
-// item is seen next turn.
+// zero; a push that races that check (user or internal) has a notification of the loop's driver
+// on its way (its own, or that of the push it queued behind: see below), so the item is seen next
+// turn.
 //
 // Notifications: a push tells its caller whether to notify the owner (`wake_owner`). Only a push
 // into an empty queue of its kind must: a push that finds items queued lands behind them, and the

@@ -123,9 +123,9 @@ class parker {
     if (spin_for_token(std::nullopt)) return;
     sync::unique_lock<sync::mutex> guard(lock_);
     std::uint32_t expected = empty;
-    // Success needs no ordering of its own (lock_ orders it against unpark()'s lock/notify); it
-    // is acquire as it always was. Failure is relaxed: the only other value is `notified`, which
-    // consume_pending() takes with its own acquire.
+    // acquire on success, though lock_ already orders it against unpark()'s lock/notify. Failure
+    // is relaxed: the only other value is `notified`, which consume_pending() takes with its own
+    // acquire.
     if (!state_.compare_exchange_strong(expected, parked, std::memory_order_acquire,
                                         std::memory_order_relaxed)) {
       WEFT_ASSERT(expected == notified);
