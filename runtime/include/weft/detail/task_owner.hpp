@@ -74,14 +74,14 @@ class task_owner {
     if (thread_tallies* mine = reference_tallies()) {
       if (mine->reference_stash == 0) {
         // relaxed: the caller already holds a reference (as below).
-        refs_.fetch_add(owner_reference_batch, std::memory_order_relaxed);
+        refs_.count.fetch_add(owner_reference_batch, std::memory_order_relaxed);
         mine->reference_stash = owner_reference_batch;
       }
       --mine->reference_stash;
       return;
     }
     // relaxed: the caller already holds a reference.
-    refs_.fetch_add(1, std::memory_order_relaxed);
+    refs_.count.fetch_add(1, std::memory_order_relaxed);
   }
   void release() noexcept {
     if (thread_tallies* mine = reference_tallies()) {
@@ -89,7 +89,7 @@ class task_owner {
         const std::size_t excess = mine->reference_stash - owner_reference_batch;
         mine->reference_stash = owner_reference_batch;
         // acq_rel: as below; never the last (the stash keeps some).
-        const std::size_t prior = refs_.fetch_sub(excess, std::memory_order_acq_rel);
+        const std::size_t prior = refs_.count.fetch_sub(excess, std::memory_order_acq_rel);
         WEFT_ASSERT(prior > excess);
         (void)prior;
       }
@@ -100,7 +100,7 @@ class task_owner {
   // Drops `n` references at once (a worker's stash as it exits).
   void release_references(std::size_t n) noexcept {
     // acq_rel: the last owner must see every other owner's writes before tearing down.
-    const std::size_t prior = refs_.fetch_sub(n, std::memory_order_acq_rel);
+    const std::size_t prior = refs_.count.fetch_sub(n, std::memory_order_acq_rel);
     WEFT_ASSERT(prior >= n);
     if (prior == n) last_reference_dropped();
   }
@@ -146,8 +146,13 @@ class task_owner {
   const bool stash_references_;
   void* poll_domain_ = nullptr;
   // A line of its own: spawns and frees on any thread write it, while the owner's other fields
-  // (and a derived owner's) are read by every completion.
-  alignas(64) sync::atomic<std::size_t> refs_{1};
+  // (and a derived owner's) are read by every completion. A member of a struct of a line's size,
+  // not a bare aligned member: the rest of that member's line would be the class's tail padding,
+  // where the ABI lays out the fields of a derived owner.
+  struct alignas(64) reference_count {
+    sync::atomic<std::size_t> count{1};
+  };
+  reference_count refs_;
 };
 
 // The owner whose tasks the calling thread polls now, as task_owner::set_poll_domain names it:
