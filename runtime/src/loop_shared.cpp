@@ -10,9 +10,9 @@ namespace weft::detail {
 loop_shared::loop_shared(std::size_t inbox_capacity, std::shared_ptr<telemetry_sink> sink,
                          std::uint64_t owner, const platform::driver_options& driver_options)
     : task_owner(/*stash_references=*/false),
+      owner_thread(owner),
       inbox(inbox_capacity),
       driver(driver_options),
-      owner_thread(owner),
       sink_(sink ? std::move(sink) : noop_telemetry()) {
   set_poll_domain(this);
 }

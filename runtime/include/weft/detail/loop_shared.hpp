@@ -77,13 +77,17 @@ class loop_shared final : public task_owner {
   // false when there is none.
   bool take_finish_credit() noexcept { return tallies_.take_finish(); }
 
-  remote_inbox inbox;
-  platform::driver driver;
+  // Laid out by who writes what: the fields every waker only reads first; then the inbox, whose
+  // wake stack ends it, and the driver, whose token starts it, so that a cross-thread wake (push,
+  // then notify) and the owner's drain (consume, then take) share one line; the owner's own
+  // tallies last, on a line of their own.
   const std::uint64_t owner_thread;
   event_loop* loop = nullptr;  // owner thread only
   // Owner thread only: finishes are tallied (from the loop's construction until its shutdown
   // has reported them for the last time).
   bool tally_finishes = false;
+  alignas(64) remote_inbox inbox;
+  platform::driver driver;
 
  private:
   ~loop_shared() = default;
@@ -95,7 +99,7 @@ class loop_shared final : public task_owner {
 
   sync::atomic<bool> overflow_reported_{false};
   std::shared_ptr<telemetry_sink> sink_;
-  thread_tallies tallies_;  // owner thread only; its reference stash is unused
+  alignas(64) thread_tallies tallies_;  // owner thread only; its reference stash is unused
 };
 
 }  // namespace weft::detail

@@ -211,6 +211,7 @@ class remote_inbox {
   sync::mutex lock_;
   sync::cell<guarded> guarded_;
   sync::atomic<std::size_t> pending_{0};  // queued user items (a hint, see the head)
+  // Last: an owner may place its driver's token right after it (loop_shared.hpp).
   sync::atomic<runnable*> wakes_{nullptr};  // internal wakes, newest first; dead_wakes() once killed
 };
 

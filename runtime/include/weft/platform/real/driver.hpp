@@ -107,11 +107,13 @@ class driver {
   }
   bool spin(std::optional<instant> deadline);
 
+  // The token first: an owner that embeds the driver right after the word its notifiers write
+  // before notify() (loop_shared: the inbox's wake stack) has both on one cache line.
+  sync::atomic<std::uint32_t> state_{empty};
+  sync::atomic<int> owner_cpu_{-1};  // written by the owner only
   std::unique_ptr<driver_backend> backend_;
   std::optional<io_unavailable> fallback_reason_;
   spin_policy spin_{loop_park_spin_quiet};  // owner only
-  sync::atomic<std::uint32_t> state_{empty};
-  sync::atomic<int> owner_cpu_{-1};  // written by the owner only
 };
 
 // The simulator's buffer-lifetime check (driver.hpp); production checks nothing and pays nothing.
