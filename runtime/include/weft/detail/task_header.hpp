@@ -160,6 +160,13 @@ class task_header : public runnable {
   std::uint32_t id() const noexcept { return id_; }
 
   task_state state{task_state::initial_spawned};
+
+ private:
+  // Beside the state word: a wake from another thread reads the owner right after its CAS of
+  // the state, and the cell's first 40 bytes (vtable, queue link, state, owner) are all it touches.
+  task_owner* owner_;
+
+ public:
   sync::cell<waker> join_waker_slot;
 
   // Owned-task list links (owner thread only).
@@ -229,7 +236,6 @@ class task_header : public runnable {
   const wait_point& wait() const noexcept { return *std::launder(reinterpret_cast<const wait_point*>(shared_)); }
   void clear_wait() noexcept { wait() = wait_point{}; }
 
-  task_owner* owner_;
   std::coroutine_handle<> root_;
   alignas(shared_storage_align) std::byte shared_[shared_storage_bytes];
 };
