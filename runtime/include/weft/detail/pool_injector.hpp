@@ -16,21 +16,21 @@
 // size() reads such a dip as empty (the pusher's own increment and wake follow).
 //
 // Takers copy pointers out of the ring, one or two cache lines, instead of walking cells; the
-// inbound stack is walked once, when it moves to the ring (the cells were written by their
-// pushers just before, and the taker runs them next).
+// inbound stack is walked when it moves to the ring (reversed, then appended: the cells were
+// written by their pushers just before, and the taker runs them next).
 //
 //   field                   who touches it
 //   inbound_                any thread (atomic); runnables on it are linked through `next`,
 //                           written by their pusher before its release CAS
-//   ring_, head_, count_    under lock_
+//   ring_                   under lock_
 //   size_                   any thread (atomic)
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include <weft/detail/runnable.hpp>
+#include <weft/detail/runnable_ring.hpp>
 #include <weft/platform/sync.hpp>
 
 namespace weft::detail {
@@ -61,7 +61,7 @@ class alignas(64) pool_injector {
     if (n == 0) return;
     sync::lock_guard<sync::mutex> hold(lock_);
     take_inbound();  // what was pushed before goes first
-    for (std::size_t i = 0; i < n; ++i) append(items[i]);
+    for (std::size_t i = 0; i < n; ++i) ring_.push_back(items[i]);
     // seq_cst: as in push().
     size_.fetch_add(static_cast<std::int64_t>(n), std::memory_order_seq_cst);
   }
@@ -71,11 +71,7 @@ class alignas(64) pool_injector {
     if (max == 0 || size() == 0) return 0;  // the common idle case takes no lock
     sync::lock_guard<sync::mutex> hold(lock_);
     take_inbound();
-    const std::size_t n = count_ < max ? count_ : max;
-    const std::size_t mask = ring_.size() - 1;
-    for (std::size_t i = 0; i < n; ++i) out[i] = ring_[(head_ + i) & mask];
-    head_ = (head_ + n) & mask;
-    count_ -= n;
+    const std::size_t n = ring_.pop_front_into(out, max);
     // relaxed: under lock_; readers outside it only estimate (a worker's re-check after announcing
     // itself parked needs to see pushes, not pops).
     size_.fetch_sub(static_cast<std::int64_t>(n), std::memory_order_relaxed);
@@ -94,55 +90,34 @@ class alignas(64) pool_injector {
   runnable_queue take_all() noexcept {
     sync::lock_guard<sync::mutex> hold(lock_);
     take_inbound();
-    runnable_queue all;
-    const std::size_t mask = ring_.size() - 1;
-    for (std::size_t i = 0; i < count_; ++i) all.push_back(ring_[(head_ + i) & mask]);
-    head_ = 0;
-    count_ = 0;
+    runnable_queue all = ring_.take_all();
     size_.store(0, std::memory_order_relaxed);  // relaxed: under lock_, and nobody is left to wake
     return all;
   }
 
  private:
   // Under lock_: moves every inbound runnable to the ring's tail, oldest first (the stack holds
-  // the newest on top, so its k-th entry goes k places before the new tail).
+  // the newest on top: it is reversed on the way).
   void take_inbound() {
     // acquire: pairs with the release CAS of each push() whose runnable is on the stack.
-    runnable* top = inbound_.exchange(nullptr, std::memory_order_acquire);
-    if (top == nullptr) return;
-    std::size_t k = 0;
-    for (runnable* r = top; r != nullptr; r = r->next) ++k;
-    while (ring_.size() < count_ + k) grow();
-    const std::size_t mask = ring_.size() - 1;
-    std::size_t at = head_ + count_ + k;
-    for (runnable* r = top; r != nullptr;) {
+    runnable* r = inbound_.exchange(nullptr, std::memory_order_acquire);
+    runnable* oldest = nullptr;
+    while (r != nullptr) {
       runnable* older = r->next;
-      r->next = nullptr;
-      ring_[--at & mask] = r;
+      r->next = oldest;
+      oldest = r;
       r = older;
     }
-    count_ += k;
+    while (oldest != nullptr) {
+      runnable* newer = oldest->next;
+      oldest->next = nullptr;
+      ring_.push_back(oldest);  // the injector is unbounded, as the pool's queues are
+      oldest = newer;
+    }
   }
-  // Under lock_: appends at the tail, doubling the ring when it is full (the injector is
-  // unbounded, as the pool's queues are: overflow moves work here rather than refusing it).
-  void append(runnable* item) {
-    if (count_ == ring_.size()) grow();
-    ring_[(head_ + count_) & (ring_.size() - 1)] = item;
-    ++count_;
-  }
-  void grow() {
-    std::vector<runnable*> bigger(ring_.empty() ? initial_capacity : ring_.size() * 2);
-    const std::size_t mask = ring_.size() - 1;
-    for (std::size_t i = 0; i < count_; ++i) bigger[i] = ring_[(head_ + i) & mask];
-    ring_.swap(bigger);
-    head_ = 0;
-  }
-  static constexpr std::size_t initial_capacity = 64;  // a power of two, as every later size
 
   sync::mutex lock_;
-  std::vector<runnable*> ring_;  // a power of two long (or empty)
-  std::size_t head_ = 0;         // index of the oldest
-  std::size_t count_ = 0;
+  runnable_ring ring_;
   sync::atomic<runnable*> inbound_{nullptr};  // the newest on top
   sync::atomic<std::int64_t> size_{0};
 };
