@@ -201,19 +201,54 @@ void pool_core::schedule(priority p, task_header* task) noexcept {
 }
 
 void pool_core::push_local(pool_worker& w, std::size_t level, runnable* r) noexcept {
-  if (!w.local[level].push(r, static_cast<task_header*>(r)->awaited_leaf())) {
-    // Full: half of it, then this one, go to the injector, where any worker can take them.
+  runnable_ring& overflow = w.overflow[level];
+  auto* cell = static_cast<task_header*>(r);
+  if (overflow.empty() && w.local[level].push(r, cell->awaited_leaf())) {
+    // A parked worker could steal this; waking one costs the pusher a lock, so only when one is
+    // parked and none is searching already (a stale answer costs parallelism, never progress:
+    // the pusher itself runs the work).
+    if (idle_->wake_wanted_approx()) wake_one();
+    return;
+  }
+  if (!cell->adopted() && w.local[level].size_approx() == work_deque_capacity) {
+    // A new task with the local queue full: it and the older half of the queue go to the
+    // injector, where any worker can take them. They have not run here yet, or have long waited,
+    // so moving them costs no warm cache, and a burst of spawns spreads over the workers.
     std::array<runnable*, work_deque<runnable>::pop_half_out_min + 1> batch{};
     std::size_t n = w.local[level].pop_half(batch.data(), batch.size() - 1);
     batch[n++] = r;
     injectors_[level].push_batch(batch.data(), n);
     wake_one();
+    refill_local(w, level);
     return;
   }
-  // A parked worker could steal this; waking one costs the pusher a lock, so only when one is
-  // parked and none is searching already (a stale answer costs parallelism, never progress: the
-  // pusher itself runs the work).
+  // A task that ran here (a yield, a wake) behind a full queue, or behind tasks already waiting
+  // in the overflow: the overflow keeps it on this worker, where its cell and frame are warm.
+  overflow.push_back(r);
+  // relaxed: a statistic; only this thread writes it.
+  w.overflow_size[level].store(overflow.size(), std::memory_order_relaxed);
+  // As in take_at(): a worker that queues many tasks in one poll keeps some of them within reach
+  // of the others.
+  if (w.local[level].size_approx() < work_deque_capacity / 2) refill_local(w, level);
+}
+
+bool pool_core::refill_local(pool_worker& w, std::size_t level) noexcept {
+  runnable_ring& overflow = w.overflow[level];
+  if (overflow.empty()) return false;
+  work_deque<runnable>& queue = w.local[level];
+  // Only thieves change the queue meanwhile, and they only take: the room can only grow.
+  const std::size_t room = work_deque_capacity - queue.size_approx();
+  for (std::size_t i = 0; i < room; ++i) {
+    runnable* r = overflow.pop_front();
+    if (r == nullptr) break;
+    // No first-touch hint: reading it would take a miss on a cell that is cold here, per move.
+    [[maybe_unused]] const bool pushed = queue.push(r);
+    WEFT_ASSERT(pushed);
+  }
+  // relaxed: as in push_local().
+  w.overflow_size[level].store(overflow.size(), std::memory_order_relaxed);
   if (idle_->wake_wanted_approx()) wake_one();
+  return true;
 }
 
 void pool_core::push_injector(std::size_t level, runnable* r) noexcept {
@@ -346,8 +381,17 @@ runnable* pool_core::take_at(pool_worker& w, std::size_t level) noexcept {
   }
   w.lifo_streak = 0;
   if (runnable* r = w.local[level].pop()) {
+    // Below half full with tasks waiting behind it, the local queue takes the oldest of the
+    // overflow: a thief always finds some of this worker's backlog to take.
+    if (!w.overflow[level].empty() && w.local[level].size_approx() < work_deque_capacity / 2) refill_local(w, level);
     ++burst;
     return r;
+  }
+  if (refill_local(w, level)) {
+    if (runnable* r = w.local[level].pop()) {
+      ++burst;
+      return r;
+    }
   }
   burst = 0;
   if (runnable* r = take_from_injector(w, level)) return r;
@@ -361,8 +405,8 @@ runnable* pool_core::take_from_injector(pool_worker& w, std::size_t level) noexc
   // A fair share, so one worker does not hoard what the others could start on.
   std::size_t want = queued / workers_.size() + 1;
   if (want > pool_injector_batch_max) want = pool_injector_batch_max;
-  // At most half the local queue's room and one to run: a batch that fills the queue makes this
-  // worker's next spawns or yields spill half of it back to the injector.
+  // At most half the local queue's room and one to run: a batch that fills the queue sends this
+  // worker's next spawns and yields to its overflow, out of the thieves' reach.
   const std::size_t room = work_deque_capacity - w.local[level].size_approx();
   if (want > room / 2 + 1) want = room / 2 + 1;
   std::array<runnable*, pool_injector_batch_max> batch{};
@@ -486,7 +530,10 @@ pool_stats pool_core::stats() const noexcept {
   s.parked_workers = idle_->parked_approx();
   for (std::size_t p = 0; p < priority_count; ++p) s.runnable_injector[p] = injectors_[p].size();
   for (const auto& w : workers_) {
-    for (std::size_t p = 0; p < priority_count; ++p) s.runnable_local[p] += w->local[p].size_approx();
+    for (std::size_t p = 0; p < priority_count; ++p) {
+      // relaxed: an estimate (pool_stats is approximate).
+      s.runnable_local[p] += w->local[p].size_approx() + w->overflow_size[p].load(std::memory_order_relaxed);
+    }
     // relaxed: statistics.
     s.polls += w->counters.polls.load(std::memory_order_relaxed);
     s.steals += w->counters.steals.load(std::memory_order_relaxed);

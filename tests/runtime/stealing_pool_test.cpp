@@ -1,5 +1,6 @@
 // stealing_pool_test.cpp — weft::stealing_pool: spawning and joining, moving work between
 // workers, priorities, the cooperative budget, shutdown outcomes, stats and knob checks.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -13,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <weft/detail/work_deque.hpp>
 
 #include "support.hpp"
 
@@ -245,6 +248,36 @@ TEST(StealingPool, YieldNowRequeuesBehindOtherWork) {
   ASSERT_TRUE(a.join().has_value());
   ASSERT_TRUE(b.join().has_value());
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+}
+
+// More yielding tasks than a local queue holds, all on one worker: those behind the full queue wait
+// in the worker's overflow, which stats() counts with the queue, and every one of them runs every
+// poll it asks for (nothing is lost between the queue, the overflow and the injector).
+TEST(StealingPool, YieldsBehindAFullLocalQueueWaitInTheOverflowAndAllRun) {
+  auto pool = make_pool(1);
+  constexpr int tasks = 1'000;
+  constexpr int yields = 64;
+  std::vector<int> polls(tasks, 0);
+  std::size_t most_local = 0;  // the worker's thread only
+  auto root = pool.spawn(priority::normal, [&]() -> task<bool> {
+    std::vector<weft::join_handle<void>> children;
+    for (int i = 0; i < tasks; ++i) {
+      children.push_back(pool.spawn(priority::normal, [&, i]() -> task<void> {
+        for (int y = 0; y < yields; ++y) {
+          ++polls[static_cast<std::size_t>(i)];
+          most_local = std::max(most_local, pool.stats().runnable_local[1]);
+          co_await weft::yield_now();
+        }
+        ++polls[static_cast<std::size_t>(i)];
+      }));
+    }
+    bool all = true;
+    for (auto& c : children) all = (co_await c).has_value() && all;
+    co_return all;
+  });
+  ASSERT_TRUE(root.join().value());
+  for (int i = 0; i < tasks; ++i) ASSERT_EQ(polls[static_cast<std::size_t>(i)], yields + 1) << "task " << i;
+  EXPECT_GT(most_local, std::size_t{weft::detail::work_deque_capacity});
 }
 
 TEST(StealingPool, JoinErrorsAbortAndDetach) {

@@ -4,8 +4,10 @@
 // half) and a LIFO slot (the task last spawned there, run next; only the worker itself sees it);
 // per priority a global pool_injector. A task spawned on one of the pool's workers goes to that
 // worker's LIFO slot, displacing the previous one into the local queue; a task woken or yielding
-// there goes to the local queue (to the injector, with half the local queue, when it is full); one
-// scheduled from any other thread goes to the injector and wakes at most one parked worker
+// there goes to the local queue, or, when that is full or already has tasks waiting behind it, to
+// the worker's overflow (a FIFO only its thread touches; it refills the local queue, where
+// thieves can reach the tasks, whenever that runs empty); one scheduled from any other thread goes
+// to the injector and wakes at most one parked worker
 // (pool_idle.hpp). Tasks move between workers; a cell's owner is the pool_priority_owner of its
 // priority, so a wake re-queues the task at the priority it was spawned with.
 //
@@ -49,6 +51,7 @@
 #include <weft/detail/handback_stack.hpp>
 #include <weft/detail/pool_idle.hpp>
 #include <weft/detail/pool_injector.hpp>
+#include <weft/detail/runnable_ring.hpp>
 #include <weft/detail/task_cell.hpp>
 #include <weft/detail/task_counter.hpp>
 #include <weft/detail/task_owner.hpp>
@@ -136,6 +139,8 @@ struct pool_worker {
   std::array<work_deque<runnable>, priority_count> local;
   platform::parker parker;  // a loop thread's: a worker's wakes come in the same rhythm
   pool_worker_counters counters;
+  // Per priority: overflow's size, for stats() (written by this worker only, as the counters).
+  std::array<sync::atomic<std::size_t>, priority_count> overflow_size{};
   platform::thread thread;
 
   // Thread-only state.
@@ -144,6 +149,8 @@ struct pool_worker {
   // Per level, because a miss at an empty level says nothing about the injector of a busy one.
   std::array<std::uint32_t, priority_count> burst{};
   std::array<runnable*, priority_count> lifo{};  // per priority: the task spawned here last
+  // Per priority: tasks queued here behind a full local queue, newer than all of its own.
+  std::array<runnable_ring, priority_count> overflow;
   std::uint32_t lifo_streak = 0;                  // LIFO-slot takes in a row
   std::size_t next_victim = 0;    // where the next steal round starts, in [0, workers)
   bool searching = false;         // counted as searching by pool_idle (a waker woke it)
@@ -265,6 +272,9 @@ class pool_core {
   void run(pool_worker& w, runnable* r) noexcept;
   void report_finishes(pool_worker& w) noexcept;
   void push_local(pool_worker& w, std::size_t level, runnable* r) noexcept;
+  // The local queue at `level` ran empty: moves the oldest of the overflow into it. False when
+  // the overflow is empty too.
+  bool refill_local(pool_worker& w, std::size_t level) noexcept;
   void push_lifo(pool_worker& w, std::size_t level, runnable* r) noexcept;
   void push_injector(std::size_t level, runnable* r) noexcept;
   void wake_one() noexcept;
