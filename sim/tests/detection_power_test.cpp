@@ -216,6 +216,9 @@ TEST(detection_power, a_pool_selector_that_never_chooses_background_is_found_by_
 TEST(detection_power, a_pool_overflow_that_drops_the_task_deadlocks_steal_imbalance) {
   expect_found("pool_overflow_drops_task");
 }
+TEST(detection_power, a_worker_overflow_that_loses_a_yielding_task_deadlocks_steal_imbalance) {
+  expect_found("pool_overflow_loses_task");
+}
 TEST(detection_power, a_pool_park_without_its_queue_recheck_strands_a_submission_in_idle_wake) {
   expect_found("pool_park_skips_recheck");
 }
