@@ -203,33 +203,29 @@ void pool_core::schedule(priority p, task_header* task) noexcept {
 void pool_core::push_local(pool_worker& w, std::size_t level, runnable* r) noexcept {
   runnable_ring& overflow = w.overflow[level];
   auto* cell = static_cast<task_header*>(r);
-  if (overflow.empty() && w.local[level].push(r, cell->awaited_leaf())) {
-    // A parked worker could steal this; waking one costs the pusher a lock, so only when one is
-    // parked and none is searching already (a stale answer costs parallelism, never progress:
-    // the pusher itself runs the work).
-    if (idle_->wake_wanted_approx()) wake_one();
-    return;
+  if (!overflow.empty() || !w.local[level].push(r, cell->awaited_leaf())) {
+    if (!cell->adopted() && w.local[level].size_approx() == work_deque_capacity) {
+      // A new task with the local queue full: it and the older half of the queue go to the
+      // injector, where any worker can take them. They have not run here yet, or have long
+      // waited, so moving them costs no warm cache, and a burst of spawns spreads over the workers.
+      std::array<runnable*, work_deque<runnable>::pop_half_out_min + 1> batch{};
+      std::size_t n = w.local[level].pop_half(batch.data(), batch.size() - 1);
+      batch[n++] = r;
+      injectors_[level].push_batch(batch.data(), n);
+      wake_one();
+      return;
+    }
+    // A task that ran here (a yield, a wake) behind a full queue, or behind tasks already waiting
+    // in the overflow: the overflow keeps it on this worker, where its cell and frame are warm.
+    overflow.push_back(r);
+    // relaxed: a statistic; only this thread writes it.
+    w.overflow_size[level].store(overflow.size(), std::memory_order_relaxed);
+    if (top_up_local(w, level)) return;  // refill_local() woke a worker if one is wanted
   }
-  if (!cell->adopted() && w.local[level].size_approx() == work_deque_capacity) {
-    // A new task with the local queue full: it and the older half of the queue go to the
-    // injector, where any worker can take them. They have not run here yet, or have long waited,
-    // so moving them costs no warm cache, and a burst of spawns spreads over the workers.
-    std::array<runnable*, work_deque<runnable>::pop_half_out_min + 1> batch{};
-    std::size_t n = w.local[level].pop_half(batch.data(), batch.size() - 1);
-    batch[n++] = r;
-    injectors_[level].push_batch(batch.data(), n);
-    wake_one();
-    refill_local(w, level);
-    return;
-  }
-  // A task that ran here (a yield, a wake) behind a full queue, or behind tasks already waiting
-  // in the overflow: the overflow keeps it on this worker, where its cell and frame are warm.
-  overflow.push_back(r);
-  // relaxed: a statistic; only this thread writes it.
-  w.overflow_size[level].store(overflow.size(), std::memory_order_relaxed);
-  // As in take_at(): a worker that queues many tasks in one poll keeps some of them within reach
-  // of the others.
-  if (w.local[level].size_approx() < work_deque_capacity / 2) refill_local(w, level);
+  // A parked worker could steal this; waking one costs the pusher a lock, so only when one is
+  // parked and none is searching already (a stale answer costs parallelism, never progress: the
+  // pusher itself runs the work).
+  if (idle_->wake_wanted_approx()) wake_one();
 }
 
 bool pool_core::refill_local(pool_worker& w, std::size_t level) noexcept {
@@ -249,6 +245,12 @@ bool pool_core::refill_local(pool_worker& w, std::size_t level) noexcept {
   w.overflow_size[level].store(overflow.size(), std::memory_order_relaxed);
   if (idle_->wake_wanted_approx()) wake_one();
   return true;
+}
+
+bool pool_core::top_up_local(pool_worker& w, std::size_t level) noexcept {
+  // A thief always finds some of this worker's backlog in its local queue.
+  return !w.overflow[level].empty() && w.local[level].size_approx() < pool_local_refill_below &&
+         refill_local(w, level);
 }
 
 void pool_core::push_injector(std::size_t level, runnable* r) noexcept {
@@ -381,9 +383,7 @@ runnable* pool_core::take_at(pool_worker& w, std::size_t level) noexcept {
   }
   w.lifo_streak = 0;
   if (runnable* r = w.local[level].pop()) {
-    // Below half full with tasks waiting behind it, the local queue takes the oldest of the
-    // overflow: a thief always finds some of this worker's backlog to take.
-    if (!w.overflow[level].empty() && w.local[level].size_approx() < work_deque_capacity / 2) refill_local(w, level);
+    top_up_local(w, level);
     ++burst;
     return r;
   }

@@ -6,10 +6,10 @@
 // worker's LIFO slot, displacing the previous one into the local queue; a task woken or yielding
 // there goes to the local queue, or, when that is full or already has tasks waiting behind it, to
 // the worker's overflow (a FIFO only its thread touches; it refills the local queue, where
-// thieves can reach the tasks, whenever that runs empty); one scheduled from any other thread goes
-// to the injector and wakes at most one parked worker
-// (pool_idle.hpp). Tasks move between workers; a cell's owner is the pool_priority_owner of its
-// priority, so a wake re-queues the task at the priority it was spawned with.
+// thieves can reach the tasks, whenever that falls below half full); one scheduled from any other
+// thread goes to the injector and wakes at most one parked worker (pool_idle.hpp). Tasks move
+// between workers; a cell's owner is the pool_priority_owner of its priority, so a wake re-queues
+// the task at the priority it was spawned with.
 //
 // Admission and the task lists: a spawn holds a task_counter::admission_hold, checks
 // `admitting_`, makes the cell and queues it. The worker that polls a task first adopts it: links
@@ -85,6 +85,8 @@ struct pool_config {
 inline constexpr std::size_t pool_injector_batch_max = 32;
 // LIFO-slot takes in a row before the slot's task goes behind the local queue (tokio's bound).
 inline constexpr std::uint32_t pool_lifo_streak_max = 3;
+// Below this many tasks in a local queue, a worker moves tasks from its overflow into it.
+inline constexpr std::size_t pool_local_refill_below = work_deque_capacity / 2;
 // Polls a worker runs between two looks at its finished_elsewhere stack while it has work: the
 // cells on it wait for that to be freed.
 inline constexpr std::uint32_t pool_handback_drain_interval = 64;
@@ -272,9 +274,12 @@ class pool_core {
   void run(pool_worker& w, runnable* r) noexcept;
   void report_finishes(pool_worker& w) noexcept;
   void push_local(pool_worker& w, std::size_t level, runnable* r) noexcept;
-  // The local queue at `level` ran empty: moves the oldest of the overflow into it. False when
-  // the overflow is empty too.
+  // Moves the oldest of the overflow at `level` into the local queue while it has room, and wakes
+  // a parked worker if one is wanted (it can steal them now). False when the overflow is empty.
   bool refill_local(pool_worker& w, std::size_t level) noexcept;
+  // refill_local() when tasks wait in the overflow and the local queue holds fewer than
+  // pool_local_refill_below; true when it refilled.
+  bool top_up_local(pool_worker& w, std::size_t level) noexcept;
   void push_lifo(pool_worker& w, std::size_t level, runnable* r) noexcept;
   void push_injector(std::size_t level, runnable* r) noexcept;
   void wake_one() noexcept;

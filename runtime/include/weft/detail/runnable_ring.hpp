@@ -6,11 +6,9 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
 #include <vector>
 
 #include <weft/detail/runnable.hpp>
-#include <weft/platform/assert.hpp>
 
 namespace weft::detail {
 
@@ -42,7 +40,7 @@ class runnable_ring {
     const std::size_t n = count_ < max ? count_ : max;
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = 0; i < n; ++i) out[i] = slots_[(head_ + i) & mask];
-    head_ = n == 0 ? head_ : (head_ + n) & mask;
+    head_ = (head_ + n) & mask;  // an empty array's mask is all ones: head_ stays 0
     count_ -= n;
     return n;
   }
@@ -50,7 +48,6 @@ class runnable_ring {
   runnable_queue take_all() noexcept {
     runnable_queue all;
     while (runnable* r = pop_front()) all.push_back(r);
-    head_ = 0;
     return all;
   }
 
