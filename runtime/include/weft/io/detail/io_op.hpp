@@ -22,6 +22,7 @@
 #include <weft/detail/io_handoff.hpp>
 #include <weft/detail/loop_shared.hpp>
 #include <weft/expected.hpp>
+#include <weft/io/detail/staging_buffer.hpp>
 #include <weft/join_error.hpp>
 #include <weft/platform/io_request.hpp>
 #include <weft/waker.hpp>
@@ -121,9 +122,9 @@ class io_op : public platform::io_operation {
 // An operation with a staging buffer of its own.
 class staged_op : public io_op {
  public:
-  explicit staged_op(std::size_t size) : staging(size == 0 ? nullptr : new std::byte[size]), staging_size(size) {}
-  std::unique_ptr<std::byte[]> staging;
-  std::size_t staging_size;
+  explicit staged_op(std::size_t size) : staging(size), staging_size(size) {}
+  staging_buffer staging;
+  std::size_t staging_size;  // the bytes asked for (the buffer may hold more)
 };
 
 // The leaf a task awaits: submits at its first poll, is ready when the driver completed the
