@@ -61,8 +61,8 @@ task<void> park_io_here(std::shared_ptr<std::atomic<int>> parked) {
 TEST_P(runtime_io, stopping_with_operations_in_flight_on_every_worker_leaks_no_descriptor) {
   if (!build()) GTEST_SKIP() << "io_uring unavailable on this machine";
   const std::size_t before = io_test::open_fds();
-  // The host side runs on a thread of its own: a thread that wakes a worker's ring keeps a small
-  // sender ring for as long as it lives (uring_backend.cpp), and this one is gone before the count.
+  // The host side runs on a thread of its own, which is gone before the count: whatever a thread
+  // keeps for its lifetime is the two tests below, not this one.
   std::thread host([this] {
     auto rt = build();
     ASSERT_TRUE(rt);
@@ -86,6 +86,59 @@ TEST_P(runtime_io, stopping_with_operations_in_flight_on_every_worker_leaks_no_d
   });
   host.join();
   EXPECT_EQ(io_test::open_fds(), before) << "a descriptor outlived the runtime";
+}
+
+// Sleeps long enough for the worker to leave its spin and block in the kernel, so the spawn's
+// wake goes through the driver (a MSG_RING or an eventfd write), then spawns and awaits a task.
+task<void> wake_a_sleeping_worker(runtime& rt, int times) {
+  for (int i = 0; i < times; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    auto h = rt.worker_scheduler(0).spawn([]() -> task<int> { co_return 1; });
+    (void)co_await h;
+  }
+}
+
+// Runs `body` on a thread of its own and answers how many more descriptors that thread's process
+// held after the body than before it, counted on that thread while it still lives: what a thread
+// keeps for its lifetime is what the tests below are about.
+template <class Body>
+long descriptors_kept_by_a_thread(Body body) {
+  long kept = 0;
+  std::thread t([&] {
+    const std::size_t before = io_test::open_fds();
+    body();
+    kept = static_cast<long>(io_test::open_fds()) - static_cast<long>(before);
+  });
+  t.join();
+  return kept;
+}
+
+// A host thread that spawns onto workers and joins them holds no descriptor afterwards: the
+// wakes it sends to sleeping workers leave nothing open on its side once the runtime is gone.
+TEST_P(runtime_io, a_host_thread_that_woke_workers_holds_no_descriptor_after_the_runtime) {
+  if (!build()) GTEST_SKIP() << "io_uring unavailable on this machine";
+  const long kept = descriptors_kept_by_a_thread([this] {
+    auto rt = build();
+    ASSERT_TRUE(rt);
+    for (int i = 0; i < 5; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      ASSERT_TRUE(rt->worker_scheduler(0).spawn([]() -> task<int> { co_return 1; }).join());
+    }
+  });
+  EXPECT_EQ(kept, 0) << "the host thread kept a descriptor of the runtime's";
+}
+
+// A thread whose own loop woke a runtime's workers holds no descriptor once that loop and the
+// runtime are gone.
+TEST_P(runtime_io, a_loop_thread_that_woke_workers_holds_no_descriptor_after_its_loop) {
+  if (!build()) GTEST_SKIP() << "io_uring unavailable on this machine";
+  const long kept = descriptors_kept_by_a_thread([this] {
+    auto rt = build();
+    ASSERT_TRUE(rt);
+    event_loop loop(io_test::options_for(GetParam()));
+    loop.block_on(wake_a_sleeping_worker(*rt, 5));
+  });
+  EXPECT_EQ(kept, 0) << "the loop's thread kept a descriptor after its loop was destroyed";
 }
 
 INSTANTIATE_TEST_SUITE_P(drivers, runtime_io, ::testing::Values(io_driver_choice::io_uring, io_driver_choice::epoll),

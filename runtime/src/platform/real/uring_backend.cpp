@@ -3,7 +3,8 @@
 // Invariants:
 //   * Only the owner thread touches the ring, except through wake(), which either submits an
 //     IORING_OP_MSG_RING from the *calling* thread's own small sender ring (wake_sender, one per
-//     thread, living as long as the thread) or writes the target's eventfd. The owner keeps one read of that eventfd armed,
+//     thread that drives a loop's ring, living as long as the thread) or, from any other thread,
+//     writes the target's eventfd. The owner keeps one read of that eventfd armed,
 //     so both forms leave a CQE, and a wake posted before the owner blocks is never lost.
 //   * Every SQE the backend issues yields exactly one CQE (no multishot, no CQE skipping), and
 //     `kernel_pending_` counts them. Operations in flight are not capped by the CQ's size (a cap
@@ -21,6 +22,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <new>
+#include <utility>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -141,9 +144,42 @@ class wake_sender {
   bool ok_ = false;
 };
 
-wake_sender& this_thread_sender() noexcept {
-  thread_local wake_sender sender;
-  return sender;
+// Whether this thread drives a loop's ring (it polled one since it last destroyed one). Only such
+// threads wake other loops through a sender ring of their own; any other thread (a host thread
+// that spawns and joins, a blocking-pool thread) writes the target's eventfd. Destroying a loop
+// closes the destroying thread's sender ring: a thread holds no descriptor of weft's once the
+// loops it drove are gone (it opens a new one if it drives and wakes again).
+constinit thread_local bool drives_a_ring = false;
+
+// The thread's sender ring, made at its first wake; constant-initialised, so a loop destroyed by
+// another thread_local's destructor at thread exit still finds it (closed, after the cleanup).
+struct sender_slot {
+  wake_sender* sender = nullptr;
+  bool closed = false;  // the thread is exiting: no new sender ring
+};
+constinit thread_local sender_slot this_thread_slot{};
+
+struct sender_cleanup {
+  ~sender_cleanup() {
+    delete std::exchange(this_thread_slot.sender, nullptr);
+    this_thread_slot.closed = true;
+  }
+};
+
+// Null when the thread is exiting or no ring could be allocated: the caller wakes another way.
+wake_sender* this_thread_sender() noexcept {
+  sender_slot& slot = this_thread_slot;
+  if (slot.sender == nullptr && !slot.closed) {
+    static thread_local sender_cleanup cleanup;  // closes the ring at thread exit
+    (void)cleanup;
+    slot.sender = new (std::nothrow) wake_sender();
+  }
+  return slot.sender;
+}
+
+void stop_driving_on_this_thread() noexcept {
+  drives_a_ring = false;
+  delete std::exchange(this_thread_slot.sender, nullptr);
 }
 
 // Where an operation is (io_operation::driver_slot).
@@ -216,6 +252,7 @@ class uring_backend final : public driver_backend {
     }
     io_uring_queue_exit(&ring_);
     ::close(wake_fd_);
+    stop_driving_on_this_thread();
   }
 
   bool ok() const noexcept { return ready_; }
@@ -244,7 +281,10 @@ class uring_backend final : public driver_backend {
   }
 
   void wake() noexcept override {
-    if (support_.msg_ring && this_thread_sender().send(ring_.ring_fd, user_data(nullptr, tag_wake))) return;
+    if (support_.msg_ring && drives_a_ring) {
+      wake_sender* sender = this_thread_sender();
+      if (sender != nullptr && sender->send(ring_.ring_fd, user_data(nullptr, tag_wake))) return;
+    }
     const std::uint64_t one = 1;
     // A failed write means the counter is already huge, which wakes the owner just the same.
     (void)!::write(wake_fd_, &one, sizeof one);
@@ -277,6 +317,7 @@ class uring_backend final : public driver_backend {
   // Submits what is queued first: a loop that always has ready work never waits, and its SQEs
   // would otherwise never reach the kernel.
   std::size_t poll() override {
+    drives_a_ring = true;
     flush();
     return reap();
   }
