@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
-#include <vector>
+#include <deque>
 
 #include <weft/detail/block_recycler.hpp>
 #include <weft/io/detail/staging_buffer.hpp>
@@ -58,7 +58,7 @@ TEST(staging_buffer, small_buffers_are_not_cached) {
 TEST(staging_buffer, the_cache_keeps_at_most_its_bound) {
   SKIP_UNLESS_CACHING();
   {
-    std::vector<staging_buffer> many;
+    std::deque<staging_buffer> many;  // a deque: the buffers never move
     for (std::size_t i = 0; i < 3 * staging_cache_max_bytes / staging_cache_max_block; ++i) {
       many.emplace_back(staging_cache_max_block);
     }
@@ -73,7 +73,7 @@ TEST(staging_buffer, the_cache_keeps_at_most_its_count_of_one_class) {
   std::size_t cached = 0;
   std::thread([&] {
     {
-      std::vector<staging_buffer> many;
+      std::deque<staging_buffer> many;  // a deque: the buffers never move
       for (unsigned i = 0; i < 3 * staging_cache_max_per_class; ++i) many.emplace_back(staging_cache_min_block);
     }
     cached = staging_buffer::cached_bytes();

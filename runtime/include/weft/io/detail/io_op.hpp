@@ -122,9 +122,8 @@ class io_op : public platform::io_operation {
 // An operation with a staging buffer of its own.
 class staged_op : public io_op {
  public:
-  explicit staged_op(std::size_t size) : staging(size), staging_size(size) {}
-  staging_buffer staging;
-  std::size_t staging_size;  // the bytes asked for (the buffer may hold more)
+  explicit staged_op(std::size_t size) : staging(size) {}
+  staging_buffer staging;  // at least the bytes asked for; the request's size says how many
 };
 
 // The leaf a task awaits: submits at its first poll, is ready when the driver completed the

@@ -4,7 +4,7 @@
 // Every socket read stages into a buffer as large as the caller's (often 16-64 KiB), and such a
 // block is beyond glibc's per-thread cache: each read would cost a trip through malloc's bins and
 // their coalescing. Staging buffers of at least `staging_cache_min_block` bytes are therefore kept
-// on the freeing thread, in one list per power-of-two size, and handed to the next operation of
+// on the freeing thread, in a table per power-of-two size, and handed to the next operation of
 // that size class; smaller ones come from ::operator new, which serves them from its own caches.
 //
 // Invariants:
@@ -12,7 +12,8 @@
 //     and so its buffer, is created and freed on the thread of its loop (io_op.hpp); a buffer
 //     freed on another thread joins that thread's cache, never a second list.
 //   * A thread keeps at most `staging_cache_max_bytes` of free buffers, and at most
-//     `staging_cache_max_per_class` of one class; a free beyond either goes to ::operator delete. At thread exit the cache is emptied, and frees after that bypass it.
+//     `staging_cache_max_per_class` of one class; a free beyond either goes to ::operator delete.
+//     At thread exit the cache is emptied, and frees after that bypass it.
 //   * Under AddressSanitizer or ThreadSanitizer every buffer comes from ::operator new and goes
 //     back to ::operator delete (recycler_enabled), so a use after free stays visible.
 //   * A buffer of a class holds the class's full size; the operation still hands the kernel only
@@ -23,7 +24,6 @@
 #pragma once
 
 #include <cstddef>
-#include <utility>
 
 namespace weft::detail {
 
@@ -41,15 +41,10 @@ inline constexpr unsigned staging_cache_max_per_class = 32;
 // One operation's staging bytes: at least the size asked for, or none for a size of zero.
 class staging_buffer {
  public:
-  staging_buffer() noexcept = default;
   explicit staging_buffer(std::size_t size);
-  staging_buffer(staging_buffer&& other) noexcept
-      : bytes_(std::exchange(other.bytes_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
-  staging_buffer& operator=(staging_buffer other) noexcept {
-    std::swap(bytes_, other.bytes_);
-    std::swap(capacity_, other.capacity_);
-    return *this;
-  }
+  // An operation's buffer stays where the kernel was told it is: never copied or moved.
+  staging_buffer(const staging_buffer&) = delete;
+  staging_buffer& operator=(const staging_buffer&) = delete;
   ~staging_buffer();
 
   std::byte* get() const noexcept { return bytes_; }
