@@ -54,10 +54,10 @@ struct model_waker {
   bool woken() const { return wakes.load(std::memory_order_acquire) != 0; }  // pairs with wake_by_ref
 };
 
-// The parts of a task cell the hand-off touches. The task is running on its owner thread and
-// has a join handle.
+// The parts of a task cell the hand-off touches. The task is being polled on its owner thread
+// (`scheduled`) and has a join handle.
 struct cell_parts {
-  task_state state{task_state::running | task_state::join_interest | 2 * task_state::ref_one};
+  task_state state{task_state::scheduled | task_state::join_interest | 2 * task_state::ref_one};
   weft::sync::cell<waker> waker_slot;
   weft::sync::cell<weft::detail::output_slot<output>> output_slot;
 

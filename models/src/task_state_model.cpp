@@ -4,8 +4,8 @@
 // the seam. task_header runs every task through the same harness; here it drives a model cell
 // whose "frame" every poll writes and the destructor touches, like a coroutine frame, and whose
 // first poll wakes its own task (a yield), so the self-wake path — a re-queue that keeps
-// `running`, continued by the next poll without a transition — is checked against the other
-// threads' wakes and aborts.
+// `scheduled` without an atomic operation — is checked against the other threads' wakes and
+// aborts.
 //
 // Invariants:
 //   * no lost wake-up: a wake that happens while the task is idle, queued or running leads to a
@@ -85,17 +85,10 @@ struct model_cell {
   weft::sync::cell<output_slot<task_output>> output;
   weft::sync::cell<int> frame{0};  // owner thread only (also read after `complete`), and the destructor
   weft::sync::cell<bool> self_woken{false};  // owner thread only, as task_header's flag
-  weft::sync::cell<bool> running_carried{false};  // owner thread only, as task_header's flag
 
   bool polled_here() const noexcept { return polling_slot::get() == this; }
   void note_self_wake() noexcept {
     self_woken.with_mut([](bool& w) { w = true; });
-  }
-  void carry_running() noexcept {
-    running_carried.with_mut([](bool& c) { c = true; });
-  }
-  bool take_running_carry() noexcept {
-    return running_carried.with_mut([](bool& c) { return std::exchange(c, false); });
   }
   void submit() noexcept { loop.push(); }
 
@@ -106,7 +99,8 @@ struct model_cell {
     if (first && yields) harness::schedule_poll(*this);  // a wake from inside its own poll
     polling_slot::set(nullptr);  // the slots are process-wide: reset before the thread ends
     const bool yielded = self_woken.with_mut([](bool& w) { return std::exchange(w, false); });
-    // relaxed: the state word's acquire (transition_to_running) must be what orders this.
+    // relaxed: the queue's hand-off or the state word's acquire (begin_poll, transition_to_idle)
+    // must be what orders this.
     if (!yielded && loop.ready.load(std::memory_order_relaxed) != 0) {
       output.with_mut([](output_slot<task_output>& slot) { slot.emplace(std::make_unique<int>(1)); });
       return poll_step::finished;
@@ -175,9 +169,8 @@ void check_ended(model_loop& loop) {
 // Two threads: the owner polls the task while a waker publishes `ready` and wakes it twice (the
 // second wake coalesces or comes after completion), then drops its waker. The join handle is
 // dropped by the owner up front. `YieldsFirst` false (wake_vs_first_poll): the task never yields,
-// so every poll starts with transition_to_running, and a wake may coalesce on the initial queue
-// entry (after a yield, the next poll continues `running` and a wake's `notified` is acquired at
-// that poll's end instead).
+// so the first wake finds the initial entry queued or its poll running and sets `notified`, which
+// that poll's start or end consumes (after a yield the same happens to the re-queued entry).
 template <bool YieldsFirst>
 struct wake_vs_poll_of : rl::test_suite<wake_vs_poll_of<YieldsFirst>, 2> {
   model_loop loop;

@@ -92,14 +92,12 @@ poll_step task_header::poll_frame() noexcept {
 
 void task_header::cancel_at_shutdown() noexcept {
   WEFT_TRACE_TASK(cancelled_at_shutdown, this);
-  // A task a yield queued is still `running` (its entry's discard, before or after, only
-  // releases). A loop's turn drains its microtasks, so this holds only for a loop torn down with
-  // a yield still queued; completing from `running` keeps the state word's invariants then too.
-  const bool from_idle = !take_running_carry();
+  // Idle, or with an entry queued (a wake or a yield) that the loop only discards: from_idle
+  // clears a `scheduled` left by that entry with the rest.
   destroy_root();
   clear_wait();
   store_error(join_error(join_error::cancelled));
-  complete(from_idle);
+  complete(true);
 }
 
 void task_header::abandon(join_error error) noexcept {

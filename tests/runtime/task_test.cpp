@@ -285,19 +285,39 @@ namespace {
 using weft::detail::task_state;
 }  // namespace
 
-TEST(task_state, a_wake_of_an_idle_task_submits_once_and_duplicates_coalesce) {
+TEST(task_state, a_wake_of_an_idle_task_submits_once_and_later_wakes_only_notify) {
   task_state s(task_state::join_interest | task_state::ref_one);  // idle, one reference
   EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::submit);
   EXPECT_EQ(task_state::refs_of(s.load(std::memory_order_relaxed)), 2u);  // the queue entry's
-  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);
-  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);
+  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // queued: notified
+  EXPECT_TRUE(s.load(std::memory_order_relaxed) & task_state::notified);
+  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // coalesced
   EXPECT_EQ(task_state::refs_of(s.load(std::memory_order_relaxed)), 2u);
+}
+
+// `scheduled` covers the poll too: a poll that no wake overtook starts without writing the word.
+TEST(task_state, a_poll_start_writes_nothing_unless_notified) {
+  task_state s(task_state::initial_spawned);
+  const auto before = s.load(std::memory_order_relaxed);
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::poll);
+  EXPECT_EQ(s.load(std::memory_order_relaxed), before);
+}
+
+// A wake between the entry's queueing and its poll is the one that poll answers: the poll's start
+// consumes `notified`, so the task goes idle at the poll's end instead of being polled twice.
+TEST(task_state, a_wake_before_the_poll_starts_is_consumed_by_that_poll) {
+  task_state s(task_state::initial_spawned);
+  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::poll);
+  EXPECT_FALSE(s.load(std::memory_order_relaxed) & task_state::notified);
+  EXPECT_TRUE(s.load(std::memory_order_relaxed) & task_state::scheduled);
+  EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::idle);
 }
 
 TEST(task_state, a_wake_during_a_poll_sets_notified_and_the_poll_end_reschedules) {
   task_state s(task_state::initial_spawned);
-  EXPECT_EQ(s.transition_to_running(), task_state::poll_action::poll);
-  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // running: notified
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::poll);
+  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // polled: notified
   EXPECT_TRUE(s.load(std::memory_order_relaxed) & task_state::notified);
   EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // coalesced
   const auto refs_before = task_state::refs_of(s.load(std::memory_order_relaxed));
@@ -305,52 +325,50 @@ TEST(task_state, a_wake_during_a_poll_sets_notified_and_the_poll_end_reschedules
   const auto w = s.load(std::memory_order_relaxed);
   EXPECT_TRUE(w & task_state::scheduled);
   EXPECT_FALSE(w & task_state::notified);
-  EXPECT_FALSE(w & task_state::running);
   EXPECT_EQ(task_state::refs_of(w), refs_before);  // the poll's queue reference goes with the re-queue
 }
 
-// A yield re-queues the task still `running` (task_harness.hpp); the entry's poll continues it.
-TEST(task_state, a_poll_continued_after_a_yield_takes_no_transition) {
+// A yield re-queues the task without a transition (task_harness.hpp); a wake while that entry
+// waits is consumed by its poll.
+TEST(task_state, a_wake_while_a_yield_is_queued_is_consumed_by_the_next_poll) {
   task_state s(task_state::initial_spawned);
-  EXPECT_EQ(s.transition_to_running(), task_state::poll_action::poll);
-  const auto before = s.load(std::memory_order_relaxed);
-  EXPECT_EQ(s.continue_running(), task_state::poll_action::poll);
-  EXPECT_EQ(s.load(std::memory_order_relaxed), before);  // nothing written
+  (void)s.begin_poll();
+  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // queued again: notified
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::poll);
   EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::idle);
-  EXPECT_EQ(s.load(std::memory_order_relaxed) & (task_state::scheduled | task_state::running), 0u);
+  EXPECT_EQ(s.load(std::memory_order_relaxed) & (task_state::scheduled | task_state::notified), 0u);
 }
 
-TEST(task_state, a_wake_while_a_yield_is_queued_reschedules_at_the_continued_polls_end) {
+TEST(task_state, an_abort_while_a_poll_is_queued_cancels_that_poll) {
   task_state s(task_state::initial_spawned);
-  (void)s.transition_to_running();
-  EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);  // queued, still running
-  EXPECT_EQ(s.continue_running(), task_state::poll_action::poll);
-  EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::reschedule);
-  EXPECT_TRUE(s.load(std::memory_order_relaxed) & task_state::scheduled);
-}
-
-TEST(task_state, an_abort_while_a_yield_is_queued_cancels_the_continued_poll) {
-  task_state s(task_state::initial_spawned);
-  (void)s.transition_to_running();
+  (void)s.begin_poll();
   EXPECT_EQ(s.transition_to_cancel_requested(), task_state::wake_action::none);  // no second entry
-  EXPECT_EQ(s.continue_running(), task_state::poll_action::cancel);
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::cancel);
+}
+
+TEST(task_state, an_abort_during_a_poll_reschedules_it_as_a_cancellation) {
+  task_state s(task_state::initial_spawned);
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::poll);
+  EXPECT_EQ(s.transition_to_cancel_requested(), task_state::wake_action::none);
+  EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::reschedule);
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::cancel);
 }
 
 TEST(task_state, a_poll_without_a_wake_goes_idle) {
   task_state s(task_state::initial_spawned);
-  (void)s.transition_to_running();
+  (void)s.begin_poll();
   const auto refs_before = task_state::refs_of(s.load(std::memory_order_relaxed));
   EXPECT_EQ(s.transition_to_idle(), task_state::idle_action::idle);
   const auto w = s.load(std::memory_order_relaxed);
-  EXPECT_EQ(w & (task_state::scheduled | task_state::running), 0u);
+  EXPECT_EQ(w & (task_state::scheduled | task_state::notified), 0u);
   EXPECT_EQ(task_state::refs_of(w), refs_before - 1);  // the queue entry's reference left with it
 }
 
 TEST(task_state, no_wake_schedules_a_completed_task) {
   task_state s(task_state::initial_spawned);
-  (void)s.transition_to_running();
+  (void)s.begin_poll();
   const auto prior = s.transition_to_complete();
-  EXPECT_TRUE(prior & task_state::running);
+  EXPECT_TRUE(prior & task_state::scheduled);
   EXPECT_EQ(s.transition_to_scheduled(), task_state::wake_action::none);
   EXPECT_EQ(s.transition_to_cancel_requested(), task_state::wake_action::none);
   EXPECT_FALSE(s.load(std::memory_order_relaxed) & task_state::scheduled);
@@ -360,7 +378,7 @@ TEST(task_state, a_cancel_request_makes_the_next_poll_a_cancellation) {
   task_state s(task_state::join_interest | task_state::ref_one);
   EXPECT_EQ(s.transition_to_cancel_requested(), task_state::wake_action::submit);
   EXPECT_EQ(s.transition_to_cancel_requested(), task_state::wake_action::none);  // idempotent
-  EXPECT_EQ(s.transition_to_running(), task_state::poll_action::cancel);
+  EXPECT_EQ(s.begin_poll(), task_state::poll_action::cancel);
 }
 
 TEST(task_state, the_last_reference_drop_reports_deallocation) {
@@ -375,7 +393,7 @@ TEST(task_state, a_join_waker_cannot_be_published_after_completion) {
   task_state s(task_state::initial_spawned);
   EXPECT_TRUE(s.set_join_waker());
   EXPECT_TRUE(s.unset_join_waker());
-  (void)s.transition_to_running();
+  (void)s.begin_poll();
   (void)s.transition_to_complete();
   EXPECT_FALSE(s.set_join_waker());  // the joiner reads the output instead
 }

@@ -10,10 +10,6 @@
 //                            (join_handoff.hpp)
 //   polled_here()            any thread: true inside this task's own poll, on its owner thread
 //   note_self_wake()         owner thread, inside the poll: the task woke itself (a yield)
-//   carry_running()          owner thread, at the end of a poll that yielded: the entry queued
-//                            next keeps `running` (a flag of the cell)
-//   take_running_carry()     the thread about to run the entry: true (and the flag cleared) when
-//                            its poll continues a carried `running`
 //   submit()                 any thread: queue a poll on the owner loop; the queue entry takes a
 //                            reference the caller has already accounted for
 //   poll_frame()             owner thread: poll the awaited leaf and resume the coroutine if it
@@ -29,10 +25,11 @@
 // the re-queue, dropping it in the idle transition, or releasing it after completion;
 // completion releases the owned-task list's.
 //
-// A yield costs no atomic operation: the wake from inside the poll is an owner-thread flag, and
-// the poll's end re-queues the task still `running`, which the next poll continues instead of
-// starting (task_state::continue_running). Wakes and aborts meanwhile see `running` and set
-// `notified`, which the end of that next poll acts on.
+// A poll starts with a look at the state word, not a read-modify-write (task_state::begin_poll:
+// `scheduled` covers the poll as well as the queued entry). A yield costs no atomic operation:
+// the wake from inside the poll is an owner-thread flag, and the poll's end re-queues the task
+// still `scheduled`. Wakes and aborts meanwhile set `notified`, which the next poll's start or
+// end consumes.
 #pragma once
 
 #include <weft/detail/join_handoff.hpp>
@@ -80,9 +77,7 @@ struct task_harness {
   static void run(Cell& cell) noexcept {
     WEFT_TRACE_TASK(poll_begin, &cell);
     poll_result result = poll_result::completed;
-    const task_state::poll_action action =
-        cell.take_running_carry() ? cell.state.continue_running() : cell.state.transition_to_running();
-    switch (action) {
+    switch (cell.state.begin_poll()) {
       case task_state::poll_action::poll:
         result = poll(cell);
         break;
@@ -96,10 +91,6 @@ struct task_harness {
     switch (result) {
       case poll_result::requeue:
         cell.submit();  // the queue entry's reference goes with the new entry
-        return;
-      case poll_result::carry:
-        cell.carry_running();  // before the entry is visible to whoever runs it next
-        cell.submit();         // the queue entry's reference goes with the new entry
         return;
       case poll_result::idle:
         return;  // transition_to_idle dropped the queue entry's reference
@@ -131,8 +122,8 @@ struct task_harness {
   enum class poll_result {
     completed,  // the task finished (or its factory failed)
     idle,       // waiting on a leaf until a wake
-    requeue,    // woken during the poll: queue it again, with the poll's queue reference
-    carry,      // it yielded: queue it again still `running`, with the poll's queue reference
+    requeue,    // woken (or yielded) during the poll: queue it again, still `scheduled`, with
+                // the poll's queue reference
   };
 
   static poll_result poll(Cell& cell) noexcept {
@@ -141,7 +132,7 @@ struct task_harness {
       complete(cell, false);
       return poll_result::completed;
     }
-    if (step == poll_step::yielded) return poll_result::carry;
+    if (step == poll_step::yielded) return poll_result::requeue;
     return cell.state.transition_to_idle() == task_state::idle_action::reschedule ? poll_result::requeue
                                                                                   : poll_result::idle;
   }
@@ -154,7 +145,7 @@ struct task_harness {
     if (WEFT_FAULT_POINT(delayed_wake)) platform::yield_thread();  // the wake arrives late
     if (cell.polled_here()) {
       // Woken from inside its own poll, on its own thread (a yield): the poll's end re-queues it
-      // (poll_result::carry); no atomic transition needed here.
+      // (poll_result::requeue); no atomic transition needed here.
       cell.note_self_wake();
       WEFT_TRACE_TASK(woken, &cell);
       return false;

@@ -65,13 +65,11 @@ inline bool leaf_ready_at_once(void*, const waker&) noexcept { return true; }
 extern const waker_vtable task_borrowed_waker_vtable;
 
 class task_header : public runnable {
-  // These six are declared first so that they fit in runnable's tail padding (a cell is
-  // allocated per task; see docs/benchmarks.md, task_memory). The four flags share one byte;
+  // These five are declared first so that they fit in runnable's tail padding (a cell is
+  // allocated per task; see docs/benchmarks.md, task_memory). The three flags share one byte;
   // only the thread that owns the task at the time writes any of them.
   bool adopted_ : 1 = false;     // owner thread after adoption; the submitting thread before it
   bool self_woken_ : 1 = false;  // owner thread, during a poll: the task woke itself (a yield)
-  bool running_carried_ : 1 = false;  // the thread that queued the entry (a yield), then the one
-                                      // that runs it: the entry's poll continues `running`
 
  protected:
   bool factory_alive_ : 1 = false;  // factory_cell: its factory is constructed (owner thread, or
@@ -103,9 +101,9 @@ class task_header : public runnable {
 
   // runnable: one poll on the owner thread, consuming the queue entry's reference.
   void run() override;
-  // The entry's reference only: an entry a yield queued leaves the task `running` and the cell's
-  // mark set (cancel_at_shutdown completes it from there). A discard may run on any thread (a
-  // wake into a dead loop), so it touches neither.
+  // The entry's reference only: the entry's `scheduled` stays in the state word until
+  // cancel_at_shutdown completes the task. A discard may run on any thread (a wake into a dead
+  // loop), so it touches nothing else.
   void discard() noexcept override { release(); }
 
   // Any thread. Ask for a poll (wake) or for cancellation (abort).
@@ -206,13 +204,6 @@ class task_header : public runnable {
   friend struct task_harness<task_header>;
   bool polled_here() const noexcept;
   void note_self_wake() noexcept { self_woken_ = true; }
-  void carry_running() noexcept { running_carried_ = true; }
-  // Every poll asks; only a carried one writes the flag byte.
-  bool take_running_carry() noexcept {
-    if (!running_carried_) return false;
-    running_carried_ = false;
-    return true;
-  }
   void submit() noexcept;
   poll_step poll_frame() noexcept;
   void cancel_frame() noexcept {

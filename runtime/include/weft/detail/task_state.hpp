@@ -4,30 +4,34 @@
 // a single atomic read-modify-write and no transition can observe a torn combination.
 //
 //   bit          meaning                                         set by            cleared by
-//   scheduled    one poll is queued; that queue entry owns a ref  wake / abort /    poll start
-//                                                                 poll end (re-queue)
-//   running      a poll is in progress on the owner thread, or   poll start        poll end
-//                a yield re-queued it without leaving `running`
-//   notified     woken while running: re-queue when the poll ends wake / abort(run) poll end
+//   scheduled    a poll is queued or in progress; the queue      wake / abort      poll end (idle),
+//                entry (then the poll) owns a reference                            completion
+//   notified     woken while scheduled: poll again               wake / abort      poll start,
+//                                                                                  poll end (re-queue)
 //   complete     terminal; the coroutine frame is gone           completion        never
 //   cancelled    cancellation requested                           abort / shutdown  never
 //   join_interest a join handle exists                            spawn             handle drop
 //   join_waker   the join-waker slot holds the joiner's waker    joiner            joiner (not complete)
 //   refs (high)  owners: owned-task list, queue entry, join handle, each waker clone
 //
+// `scheduled` covers the queued entry and the poll that consumes it alike, so a poll starts
+// without a read-modify-write: it only looks at the word, and clears `notified` if a wake set it
+// since the entry was queued (the poll about to run is the one that wake asked for).
+//
 // Invariants (asserted where they are relied on):
-//   * scheduled and running are never both set (a running task is re-queued through notified,
-//     or, after a yield, by its own poll, which keeps `running` for the queued entry: the owner
-//     thread records that in the cell, and the entry's poll continues without a transition);
-//   * complete is only set by the owner thread, from running (or from idle at loop shutdown);
+//   * at most one queue entry or poll exists per task (it is what `scheduled` stands for; a
+//     wake on a scheduled task sets `notified` instead of queueing);
+//   * complete is only set by the owner thread, from a poll (or from idle at loop shutdown);
 //   * once complete is set, scheduled is never set again, so no poll follows completion;
 //   * the cell is deallocated exactly once, by whoever drops the last reference.
 //
-// Memory orders: transitions that hand the task between threads use acq_rel so that the wake
-// that schedules a poll happens-before the poll, and completion (release, with the output
-// written before it) happens-before a joiner's acquire read of `complete`. Reference increments
-// are relaxed (the incrementer already holds a reference); decrements are acq_rel so that the
-// last owner sees every other owner's writes before freeing.
+// Memory orders: a wake's transition releases what the waker wrote; the poll it causes acquires
+// it through the queue that hands the entry over (a lock, or a release/acquire pair), or, when
+// the wake only set `notified`, through the read-modify-write that consumes `notified` (the poll
+// start's or the poll end's). Completion (release, with the output written before it)
+// happens-before a joiner's acquire read of `complete`. Reference increments are relaxed (the
+// incrementer already holds a reference); decrements are acq_rel so that the last owner sees
+// every other owner's writes before freeing.
 #pragma once
 
 #include <cstdint>
@@ -41,12 +45,11 @@ class task_state {
  public:
   using word = std::uint64_t;
   static constexpr word scheduled = word{1} << 0;
-  static constexpr word running = word{1} << 1;
-  static constexpr word notified = word{1} << 2;
-  static constexpr word complete = word{1} << 3;
-  static constexpr word cancelled = word{1} << 4;
-  static constexpr word join_interest = word{1} << 5;
-  static constexpr word join_waker = word{1} << 6;
+  static constexpr word notified = word{1} << 1;
+  static constexpr word complete = word{1} << 2;
+  static constexpr word cancelled = word{1} << 3;
+  static constexpr word join_interest = word{1} << 4;
+  static constexpr word join_waker = word{1} << 5;
   static constexpr int ref_shift = 8;
   static constexpr word ref_one = word{1} << ref_shift;
   static constexpr word lifecycle_mask = ref_one - 1;
@@ -81,23 +84,24 @@ class task_state {
       word next = cur;
       wake_action action = wake_action::none;
       if (cur & complete) return wake_action::none;  // late: no poll will follow, none is needed
-      if (cur & (scheduled | notified)) {
+      if (cur & notified) {
         // Coalesce, but still through the CAS below (next == cur): a plain load may return a
-        // stale `scheduled` that a poll already consumed (store-buffering: our caller's writes
+        // stale `notified` that a poll already consumed (store-buffering: our caller's writes
         // and that poll's read of them may pass each other), and the wake would be lost. The
-        // read-modify-write reads the latest word, so it is either ordered before the poll's
-        // transition_to_running (which then acquires our writes) or it sees `running` and sets
-        // `notified`. (The Relacy model task_state/wake_vs_poll checks this.)
-      } else if (cur & running) {
-        next |= notified;
+        // read-modify-write reads the latest word, so it is either ordered before the
+        // read-modify-write that consumes `notified` (which then acquires our writes) or it sees
+        // the word without `notified`. (The Relacy model task_state/wake_vs_poll checks this.)
+      } else if (cur & scheduled) {
+        next |= notified;  // a poll is queued or running: it must look (again) after this wake
       } else {
         next |= scheduled;
         next += entry_reference;
         action = wake_action::submit;
       }
-      // acq_rel: release publishes the waker's writes to the poll that this wake causes
-      // (paired with the acquire in transition_to_running, or in transition_to_idle when we set
-      // or re-wrote `notified`); acquire orders us after the poll that last cleared `running`.
+      // acq_rel: release publishes the waker's writes to the poll that this wake causes (paired
+      // with the queue hand-off of the entry we submit, or with the acquire of begin_poll or
+      // transition_to_idle when we set or re-wrote `notified`); acquire orders us after the
+      // poll that last cleared `scheduled`.
       if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
         return action;
       }
@@ -113,14 +117,14 @@ class task_state {
       if (cur & (complete | cancelled)) return wake_action::none;
       word next = cur | cancelled;
       wake_action action = wake_action::none;
-      if (cur & running) {
-        next |= notified;
-      } else if (!(cur & scheduled)) {
+      if (cur & scheduled) {
+        next |= notified;  // a queued poll may have looked already, a running one has
+      } else {
         next |= scheduled;
         next += ref_one;
         action = wake_action::submit;
       }
-      // acq_rel: as in transition_to_scheduled.
+      // acq_rel: as in schedule().
       if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
         return action;
       }
@@ -132,30 +136,25 @@ class task_state {
     poll,    // resume the coroutine if its awaited leaf is ready
     cancel,  // cancellation was requested: destroy the frame and complete as cancelled
   };
-  poll_action transition_to_running() noexcept {
+  // Start of a poll, on the owner thread, for the queue entry it consumes. `scheduled` stays
+  // set for the poll's duration, so a poll costs no read-modify-write unless a wake or abort
+  // set `notified` since the entry was queued: this poll is the one they asked for, so it
+  // clears the bit (and acquires what they wrote) rather than leave a second poll queued.
+  poll_action begin_poll() noexcept {
+    // relaxed: the wake that queued the entry is ordered before us by the queue that handed
+    // the entry over; `notified` is acquired by the CAS below, or by transition_to_idle.
     word cur = word_.load(std::memory_order_relaxed);
     for (;;) {
       WEFT_ASSERT(cur & scheduled);
-      WEFT_ASSERT(!(cur & running));
       WEFT_ASSERT(!(cur & complete));
-      const word next = (cur & ~scheduled) | running;
-      // acquire: pairs with the release in the wake/abort that set `scheduled`.
-      if (word_.compare_exchange_weak(cur, next, std::memory_order_acquire, std::memory_order_relaxed)) {
-        return (cur & cancelled) ? poll_action::cancel : poll_action::poll;
+      if (!(cur & notified)) break;
+      // acquire: pairs with the release of the wake or abort that set `notified`.
+      if (word_.compare_exchange_weak(cur, cur & ~notified, std::memory_order_acquire,
+                                      std::memory_order_relaxed)) {
+        break;
       }
     }
-  }
-
-  // Start of a poll whose entry a yield queued while keeping `running` (the owner thread knows
-  // from the cell): no transition, only a look for a cancellation requested meanwhile. A wake
-  // that arrived meanwhile set `notified`, which stays for the end of this poll; that end's
-  // acq_rel read-modify-write makes the waker's writes visible to the poll it then queues.
-  poll_action continue_running() const noexcept {
-    // acquire: pairs with the release of a wake or abort that set `notified` / `cancelled`.
-    const word now = word_.load(std::memory_order_acquire);
-    WEFT_ASSERT(now & running);
-    WEFT_ASSERT(!(now & (scheduled | complete)));
-    return (now & cancelled) ? poll_action::cancel : poll_action::poll;
+    return (cur & cancelled) ? poll_action::cancel : poll_action::poll;
   }
 
   enum class idle_action {
@@ -165,46 +164,44 @@ class task_state {
                  // the poll's own queue reference goes with the new queue entry
   };
   // End of a poll that left the task waiting (a poll that yielded re-queues the task without a
-  // transition, keeping `running`: task_harness.hpp). Going idle drops the poll's queue reference
+  // transition: `scheduled` stays, task_harness.hpp). Going idle drops the poll's queue reference
   // in the same read-modify-write (one atomic operation per suspension instead of two). It can
   // never be the last reference: the owned-task list holds one until completion, and only the
   // owner thread — this one — completes a task.
   idle_action transition_to_idle() noexcept {
     word cur = word_.load(std::memory_order_relaxed);
     for (;;) {
-      WEFT_ASSERT(cur & running);
-      WEFT_ASSERT(!(cur & scheduled));
-      word next = cur & ~running;
+      WEFT_ASSERT(cur & scheduled);
+      word next = cur;
       idle_action action = idle_action::idle;
       if (cur & notified) {
-        next = (next & ~notified) | scheduled;
+        next &= ~notified;  // `scheduled` stays: it goes with the new queue entry
         action = idle_action::reschedule;
       } else {
         WEFT_ASSERT(refs_of(cur) >= 2);  // the queue entry's and the owned-task list's
-        next -= ref_one;                 // the queue entry's reference, gone with the entry
+        next &= ~scheduled;
+        next -= ref_one;  // the queue entry's reference, gone with the entry
       }
       // acq_rel: release publishes this poll's writes to a later poll on behalf of a waker that
-      // saw `running` clear, and to whoever drops the last reference (as ref_dec's release);
-      // acquire pairs with the waker's release that set `notified`.
+      // saw `scheduled` clear, and to whoever drops the last reference (as ref_dec's release);
+      // acquire pairs with the release of the wake that set `notified`: the poll we re-queue
+      // starts with a relaxed look and must see what that waker wrote.
       if (word_.compare_exchange_weak(cur, next, std::memory_order_acq_rel, std::memory_order_relaxed)) {
         return action;
       }
     }
   }
 
-  // Completes a running task (or, with from_idle, an idle one being torn down at shutdown).
-  // The output must already be stored. Returns the word before the transition, from which the
-  // caller learns whether a join handle still exists and whether a join waker is registered.
+  // Completes a task from its poll (or, with from_idle, one torn down at shutdown, idle or with
+  // an entry queued that will only be discarded). The output must already be stored. Returns the
+  // word before the transition, from which the caller learns whether a join handle still exists
+  // and whether a join waker is registered.
   word transition_to_complete(bool from_idle = false) noexcept {
     word cur = word_.load(std::memory_order_relaxed);
     for (;;) {
       WEFT_ASSERT(!(cur & complete));
-      if (from_idle) {
-        WEFT_ASSERT(!(cur & running));
-      } else {
-        WEFT_ASSERT(cur & running);
-      }
-      const word next = (cur & ~(running | notified)) | complete;
+      WEFT_ASSERT(from_idle || (cur & scheduled));
+      const word next = (cur & ~(scheduled | notified)) | complete;
       // acq_rel: release publishes the stored output to the joiner (paired with the acquire
       // in poll_join / drop_join_interest); acquire makes a joiner's waker registration
       // (released by set_join_waker) visible before we read the slot.
