@@ -121,8 +121,8 @@ struct model_cell {
     frame.with([](int) {});
     loop.completions.fetch_add(1, std::memory_order_relaxed);  // owner thread; after() reads it
   }
-  void release() noexcept {
-    if (state.ref_dec()) deallocate();
+  void release(std::uint64_t count = 1) noexcept {
+    if (state.ref_dec(count)) deallocate();
   }
   // The last reference is gone (whichever owner dropped it).
   void deallocate() noexcept {

@@ -97,7 +97,7 @@ void task_header::cancel_at_shutdown() noexcept {
   destroy_root();
   clear_wait();
   store_error(join_error(join_error::cancelled));
-  complete(true);
+  complete(completion::teardown);
 }
 
 void task_header::abandon(join_error error) noexcept {
@@ -106,11 +106,10 @@ void task_header::abandon(join_error error) noexcept {
   WEFT_ASSERT(kind() == runnable_kind::task_spawn);
   destroy_root();
   store_error(std::move(error));
-  complete(true);
-  release();  // the queue entry's reference (the cell was never queued for a poll)
+  complete(completion::abandon);  // with the queue entry's reference (never queued for a poll)
 }
 
-void task_header::complete(bool from_idle) noexcept { task_harness<task_header>::complete(*this, from_idle); }
+void task_header::complete(completion how) noexcept { task_harness<task_header>::complete(*this, how); }
 
 void task_header::leave_owner_list() noexcept {
   if (adopted_) owner_->task_finished(this);

@@ -18,12 +18,13 @@
 //   leave_owner_list()       owner thread, completing: unlink from the owned-task list
 //   drop_unread_output()     owner thread, completing: destroy an output no handle will read
 //   count_finished()         owner thread, once `complete` is published
-//   release()                any thread: drop one reference (the last one frees the cell)
+//   release(n)               any thread: drop n references, one by default, in one operation
+//                            (the last one frees the cell)
 //
 // References (task_state.hpp counts them): a wake that queues a poll adds the queue entry's (by
 // value, the waker's own goes with the entry instead); a poll consumes its entry's, handing it to
-// the re-queue, dropping it in the idle transition, or releasing it after completion;
-// completion releases the owned-task list's.
+// the re-queue, dropping it in the idle transition, or releasing it with the owned-task list's
+// at completion (one operation for the two).
 //
 // A poll starts with a look at the state word, not a read-modify-write (task_state::begin_poll:
 // `scheduled` covers the poll as well as the queued entry). A yield costs no atomic operation:
@@ -39,6 +40,14 @@
 #include <weft/platform/trace.hpp>
 
 namespace weft::detail {
+
+// Where a completion comes from, which decides the references it releases.
+enum class completion {
+  poll,      // the task's poll finished or cancelled it: the list's and the queue entry's
+  teardown,  // an idle task (or one with an entry the loop only discards) at loop shutdown: the
+             // list's
+  abandon,   // a cell never adopted by its owner: the list's and the entry it never had polled
+};
 
 // What the coroutine did in one poll_frame().
 enum class poll_step {
@@ -83,11 +92,12 @@ struct task_harness {
         break;
       case task_state::poll_action::cancel:
         cell.cancel_frame();
-        complete(cell, false);
-        break;
+        complete(cell, completion::poll);  // traced poll_end: the cell may be gone
+        return;
     }
+    if (result == poll_result::completed) return;  // as above
     WEFT_TRACE_TASK(poll_end, &cell);
-    if (result != poll_result::completed && WEFT_FAULT_POINT(spurious_wake)) schedule_poll(cell);  // nothing asked for it
+    if (WEFT_FAULT_POINT(spurious_wake)) schedule_poll(cell);  // nothing asked for it
     switch (result) {
       case poll_result::requeue:
         cell.submit();  // the queue entry's reference goes with the new entry
@@ -95,15 +105,15 @@ struct task_harness {
       case poll_result::idle:
         return;  // transition_to_idle dropped the queue entry's reference
       case poll_result::completed:
-        cell.release();  // the queue entry's reference
         return;
     }
   }
 
   // Owner thread, with the frame gone and the output stored: publish `complete`, then release the
-  // owned-task list's reference. `from_idle`: a task torn down between polls (loop shutdown, or
-  // a cell that was never adopted).
-  static void complete(Cell& cell, bool from_idle) noexcept {
+  // owned-task list's reference and, from a poll or for an abandoned cell, the queue entry's, in
+  // one operation. From a poll it also traces the poll's end, before that release.
+  static void complete(Cell& cell, completion how) noexcept {
+    const bool from_idle = how != completion::poll;
     WEFT_TRACE_TASK(completed, &cell);
     // Unlink from the owner's task list first (the list's reference is released last, below).
     cell.leave_owner_list();
@@ -115,7 +125,8 @@ struct task_harness {
     // After `complete` is published: a drain that sees the count reach zero must find every
     // handle finished. (The cell is still alive: the list's reference is released below.)
     cell.count_finished();
-    cell.release();  // the owned-task list's reference
+    if (how == completion::poll) WEFT_TRACE_TASK(poll_end, &cell);
+    cell.release(how == completion::teardown ? 1 : 2);  // maybe the last
   }
 
  private:
@@ -129,7 +140,7 @@ struct task_harness {
   static poll_result poll(Cell& cell) noexcept {
     const poll_step step = cell.poll_frame();
     if (step == poll_step::finished) {
-      complete(cell, false);
+      complete(cell, completion::poll);
       return poll_result::completed;
     }
     if (step == poll_step::yielded) return poll_result::requeue;

@@ -50,6 +50,7 @@ class task_owner;
 template <class Cell>
 struct task_harness;
 enum class poll_step;
+enum class completion;
 
 // The leaf a suspended task waits on, type-erased: poll(leaf, waker) returns true when ready.
 struct leaf_poller {
@@ -150,8 +151,9 @@ class task_header : public runnable {
   waker make_waker() noexcept;
 
   void ref_inc() noexcept { state.ref_inc(); }
-  void release() noexcept {
-    if (state.ref_dec()) delete this;
+  // Drops `count` references (one operation however many).
+  void release(std::uint64_t count = 1) noexcept {
+    if (state.ref_dec(count)) delete this;
   }
 
   task_owner* owner() const noexcept { return owner_; }
@@ -213,7 +215,7 @@ class task_header : public runnable {
   void leave_owner_list() noexcept;
   void drop_unread_output() noexcept;
   void count_finished() noexcept;
-  void complete(bool from_idle) noexcept;
+  void complete(completion how) noexcept;
 
   // What a suspended task waits on: the leaf to poll, and the coroutine to resume when it is
   // ready (null: the root). Lives in shared_ until the output is stored.

@@ -286,12 +286,13 @@ class task_state {
     const word prior = word_.fetch_add(ref_one, std::memory_order_relaxed);
     WEFT_ASSERT(refs_of(prior) > 0);
   }
-  // Returns true when this was the last reference: the caller deallocates.
-  bool ref_dec() noexcept {
+  // Drops `count` references the caller holds, in one operation. Returns true when they were
+  // the last: the caller deallocates.
+  bool ref_dec(std::uint64_t count = 1) noexcept {
     // acq_rel: release our writes to the last owner; acquire everyone's before deallocation.
-    const word prior = word_.fetch_sub(ref_one, std::memory_order_acq_rel);
-    WEFT_ASSERT(refs_of(prior) > 0);
-    return refs_of(prior) == 1;
+    const word prior = word_.fetch_sub(count * ref_one, std::memory_order_acq_rel);
+    WEFT_ASSERT(refs_of(prior) >= count);
+    return refs_of(prior) == count;
   }
 
  private:
