@@ -85,28 +85,18 @@ struct task_harness {
   // Owner thread: one poll, consuming the queue entry's reference.
   static void run(Cell& cell) noexcept {
     WEFT_TRACE_TASK(poll_begin, &cell);
-    poll_result result = poll_result::completed;
-    switch (cell.state.begin_poll()) {
-      case task_state::poll_action::poll:
-        result = poll(cell);
-        break;
-      case task_state::poll_action::cancel:
-        cell.cancel_frame();
-        complete(cell, completion::poll);  // traced poll_end: the cell may be gone
-        return;
+    if (cell.state.begin_poll() == task_state::poll_action::cancel) {
+      cell.cancel_frame();
+      complete(cell, completion::poll);  // traced poll_end: the cell may be gone
+      return;
     }
+    const poll_result result = poll(cell);
     if (result == poll_result::completed) return;  // as above
     WEFT_TRACE_TASK(poll_end, &cell);
     if (WEFT_FAULT_POINT(spurious_wake)) schedule_poll(cell);  // nothing asked for it
-    switch (result) {
-      case poll_result::requeue:
-        cell.submit();  // the queue entry's reference goes with the new entry
-        return;
-      case poll_result::idle:
-        return;  // transition_to_idle dropped the queue entry's reference
-      case poll_result::completed:
-        return;
-    }
+    // requeue: the queue entry's reference goes with the new entry; idle: transition_to_idle
+    // dropped it.
+    if (result == poll_result::requeue) cell.submit();
   }
 
   // Owner thread, with the frame gone and the output stored: publish `complete`, then release the
