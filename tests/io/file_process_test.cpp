@@ -271,6 +271,48 @@ TEST_P(file_io, a_child_process_pipeline_runs_and_is_waited_for) {
   }());
 }
 
+// A descriptor number the user waited on raw and then closed behind weft's back, handed out again
+// to a pipe or a socket pair weft makes: the driver forgets what it knew of the old descriptor,
+// so the new one is non-blocking and a read of it times out instead of blocking the loop.
+TEST_P(file_io, a_reused_descriptor_number_starts_afresh) {
+  loop().block_on([&]() -> task<void> {
+    for (int kind = 0; kind < 2; ++kind) {
+      int raw[2];
+      WEFT_CO_ASSERT(::pipe2(raw, O_CLOEXEC) == 0, "pipe2")
+      WEFT_CO_ASSERT(::write(raw[1], "x", 1) == 1, "write")
+      auto ready = co_await timeout(io_test::guard, wait_readable(raw[0]));
+      WEFT_CO_ASSERT(ready && *ready, "the raw pipe never became readable")
+      const int reused = raw[0];
+      ::close(raw[0]);
+      ::close(raw[1]);
+      std::optional<unix_stream> other_end;
+      byte_stream* s = nullptr;
+      if (kind == 0) {
+        auto pair = unix_stream::pair();
+        WEFT_CO_ASSERT(pair, "")
+        WEFT_CO_ASSERT(pair->first.native_handle() == reused, "the pair did not reuse the number")
+        other_end.emplace(std::move(pair->second));
+        s = &pair->first;
+        std::byte buf[4];
+        auto r = co_await timeout(std::chrono::milliseconds(50), s->read(buf));
+        EXPECT_FALSE(r) << "a read of a silent socket pair finished";
+      } else {
+        spawn_options o;
+        o.out = stdio::pipe;
+        auto child = child_process::spawn({"sleep", "30"}, o);
+        WEFT_CO_ASSERT(child, child.error().message())
+        WEFT_CO_ASSERT(child->stdout_pipe().native_handle() == reused, "the pipe did not reuse the number")
+        std::byte buf[4];
+        auto r = co_await timeout(std::chrono::milliseconds(50), child->stdout_pipe().read(buf));
+        EXPECT_FALSE(r) << "a read of a silent child's stdout finished";
+        WEFT_CO_ASSERT(child->kill(), "")
+        auto status = co_await timeout(io_test::guard, child->wait());
+        WEFT_CO_ASSERT(status && *status, "the child was not reaped")
+      }
+    }
+  }());
+}
+
 // What a write to the stdin pipe of a child that has already exited answers (its reader is gone).
 task<expected<std::size_t, std::error_code>> write_to_an_exited_childs_stdin(std::string text) {
   spawn_options o;

@@ -101,6 +101,21 @@ bool yields_new_fd(io_opcode op, std::int64_t result) noexcept {
   return result >= 0 && (op == io_opcode::accept || op == io_opcode::openat || op == io_opcode::socket);
 }
 
+// The descriptor numbers a successful control call handed out through its request (a pair, or a
+// child's pidfd), -1 where there is none.
+std::array<int, 2> new_fds_of(const io_request& r, std::int64_t result) noexcept {
+  if (result < 0) return {-1, -1};
+  if (r.opcode == io_opcode::socketpair || r.opcode == io_opcode::pipe) {
+    const int* pair = static_cast<const int*>(r.data);
+    return {pair[0], pair[1]};
+  }
+  if (r.opcode == io_opcode::spawn) {
+    const auto& s = *static_cast<const spawn_request*>(r.data);
+    return {s.pidfd_out != nullptr ? *s.pidfd_out : -1, -1};
+  }
+  return {-1, -1};
+}
+
 [[noreturn]] void throw_errno(const char* what) {
   throw std::system_error(errno, std::generic_category(), what);
 }
@@ -222,7 +237,12 @@ class epoll_backend final : public driver_backend {
       return execute_now(r);
     }
     const std::int64_t result = execute_now(r);
+    // A number weft gets from the kernel may be one whose old descriptor was closed behind the
+    // driver's back (a raw fd the user waited on): what was learnt about that one is stale.
     if (yields_new_fd(r.opcode, result)) forget_fd(static_cast<int>(result));
+    for (int fd : new_fds_of(r, result)) {
+      if (fd >= 0) forget_fd(fd);
+    }
     return result;
   }
 
