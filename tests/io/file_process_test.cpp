@@ -271,6 +271,23 @@ TEST_P(file_io, a_child_process_pipeline_runs_and_is_waited_for) {
   }());
 }
 
+// Two tasks waiting for one child at once both get its status (only one of them reaps it).
+TEST_P(file_io, two_waits_for_one_child_both_get_its_status) {
+  loop().block_on([&]() -> task<void> {
+    auto child = child_process::spawn({"sh", "-c", "sleep 0.05; exit 3"});
+    WEFT_CO_ASSERT(child, child.error().message())
+    child_process& c = *child;
+    auto first = spawn([&c]() -> task<expected<exit_status, std::error_code>> { co_return co_await c.wait(); });
+    auto second = spawn([&c]() -> task<expected<exit_status, std::error_code>> { co_return co_await c.wait(); });
+    for (auto* h : {&first, &second}) {
+      auto r = co_await timeout(io_test::guard, std::move(*h));
+      WEFT_CO_ASSERT(r && *r, "a wait never finished")
+      WEFT_CO_ASSERT(**r, (*r)->error().message())
+      EXPECT_EQ((**r)->code, 3);
+    }
+  }());
+}
+
 // A descriptor number the user waited on raw and then closed behind weft's back, handed out again
 // to a pipe or a socket pair weft makes: the driver forgets what it knew of the old descriptor,
 // so the new one is non-blocking and a read of it times out instead of blocking the loop.

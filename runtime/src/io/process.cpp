@@ -135,6 +135,7 @@ task<expected<exit_status, std::error_code>> child_process::wait() {
   if (status_) co_return *status_;
   if (!pidfd_ || pidfd_->fd < 0) co_return unexpected(std::make_error_code(std::errc::bad_file_descriptor));
   auto ready = co_await wait_readable(pidfd_->fd);
+  if (status_) co_return *status_;  // another wait reaped the child meanwhile
   if (!ready) co_return unexpected(ready.error());
   siginfo_t info{};
   platform::io_request r;
