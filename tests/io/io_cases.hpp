@@ -199,6 +199,23 @@ inline task<std::string> a_line_past_its_limit_is_refused(std::string) {
   co_return "";
 }
 
+// A line read that is given up (its timeout elapsed) leaves the reader whole: the next line is
+// the next line, without the chunk the dropped read had made room for.
+inline task<std::string> a_dropped_line_read_leaves_the_reader_whole(std::string) {
+  auto pair = unix_stream::pair();
+  if (!pair) co_return "socketpair: " + detail::errno_name(pair.error());
+  auto& [a, b] = *pair;
+  line_reader lines(b);
+  auto silent = co_await timeout(std::chrono::milliseconds(2), lines.next_line());
+  if (silent) co_return "a line read of a silent stream finished";
+  if (!co_await write_all(a, detail::bytes("hello\n"))) co_return "write_all failed";
+  auto line = co_await timeout(std::chrono::seconds(10), lines.next_line());
+  if (!line) co_return "the next line never came";
+  if (!*line || !**line) co_return "next_line failed or ended";
+  if (***line != "hello") co_return "next line \"" + ***line + "\" (" + std::to_string((***line).size()) + " bytes)";
+  co_return "";
+}
+
 inline task<std::string> files_write_read_size_and_rename(std::string dir) {
   const std::string path = dir + "/weft-io-case", moved = path + ".moved";
   auto f = co_await file::open(path, open_options{.write = true, .create = true, .truncate = true});
@@ -235,6 +252,7 @@ inline const std::vector<named_case>& all() {
       {"a_strict_line_reader_rejects_a_cut_line", &a_strict_line_reader_rejects_a_cut_line},
       {"a_line_past_its_limit_is_refused", &a_line_past_its_limit_is_refused},
       {"files_write_read_size_and_rename", &files_write_read_size_and_rename},
+      {"a_dropped_line_read_leaves_the_reader_whole", &a_dropped_line_read_leaves_the_reader_whole},
   };
   return cases;
 }

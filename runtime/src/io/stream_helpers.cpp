@@ -91,8 +91,15 @@ task<expected<std::optional<std::string>, std::error_code>> line_reader::next_li
     }
     scanned = buffer_.size();
     buffer_.resize(scanned + chunk_size);
+    // Dropped at the read (a timeout, an abort), the frame's destruction gives the chunk back:
+    // the dropped read's bytes wait in the stream for the next call.
+    struct shrink_back {
+      std::vector<char>& buffer;
+      std::size_t size;
+      ~shrink_back() { buffer.resize(size); }
+    } restore{buffer_, scanned};
     auto n = co_await stream_.read(std::as_writable_bytes(std::span<char>(buffer_.data() + scanned, chunk_size)));
-    buffer_.resize(scanned + (n ? *n : 0));
+    restore.size = scanned + (n ? *n : 0);
     if (!n) co_return unexpected(n.error());
     if (*n == 0) ended_ = true;
   }
