@@ -216,6 +216,36 @@ inline task<std::string> a_dropped_line_read_leaves_the_reader_whole(std::string
   co_return "";
 }
 
+// Reads of three tasks on one stream: one in flight, the others waiting behind it. Every read
+// finishes and the pieces, in the order the reads answered, are the stream's bytes in order.
+inline task<std::string> reads_waiting_behind_one_in_flight_all_finish(std::string) {
+  auto pair = unix_stream::pair();
+  if (!pair) co_return "socketpair: " + detail::errno_name(pair.error());
+  auto& [a, b] = *pair;
+  std::string pieces;
+  std::vector<join_handle<bool>> readers;
+  for (int i = 0; i < 3; ++i) {
+    readers.push_back(spawn([](unix_stream& s, std::string& out) -> task<bool> {
+      char buf[8];
+      auto n = co_await s.read(std::as_writable_bytes(std::span<char>(buf)));
+      if (!n) co_return false;
+      out.append(buf, *n);
+      co_return true;
+    }(b, pieces)));
+  }
+  co_await sleep(std::chrono::milliseconds(2));  // the first read is in flight, two wait
+  const std::string message = "abcdefghijklmnopqrstuvwx";
+  if (!co_await write_all(a, detail::bytes(message))) co_return "write_all failed";
+  a.close();  // a read that finds nothing left answers the end of the stream
+  for (auto& r : readers) {
+    auto done = co_await timeout(std::chrono::seconds(10), std::move(r));
+    if (!done) co_return "a read waiting behind another never finished";
+    if (!*done || !**done) co_return "a read failed";
+  }
+  if (pieces.empty() || pieces != message.substr(0, pieces.size())) co_return "the reads' pieces are \"" + pieces + "\"";
+  co_return "";
+}
+
 inline task<std::string> files_write_read_size_and_rename(std::string dir) {
   const std::string path = dir + "/weft-io-case", moved = path + ".moved";
   auto f = co_await file::open(path, open_options{.write = true, .create = true, .truncate = true});
@@ -253,6 +283,7 @@ inline const std::vector<named_case>& all() {
       {"a_line_past_its_limit_is_refused", &a_line_past_its_limit_is_refused},
       {"files_write_read_size_and_rename", &files_write_read_size_and_rename},
       {"a_dropped_line_read_leaves_the_reader_whole", &a_dropped_line_read_leaves_the_reader_whole},
+      {"reads_waiting_behind_one_in_flight_all_finish", &reads_waiting_behind_one_in_flight_all_finish},
   };
   return cases;
 }

@@ -52,7 +52,7 @@ bool datagram_recv_leaf::poll_ready(const waker& w) {
     return done_ = true;
   }
   if (core->reading != nullptr) {
-    core->read_waiter = w;
+    core->read_waiters.add(w);
     return false;
   }
   // A zero-byte buffer still takes a datagram (and truncates it), as recvmsg does.

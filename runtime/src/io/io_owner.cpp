@@ -62,7 +62,11 @@ void close_descriptor(const io_owner& owner, int fd) noexcept {
     (void)shared->driver.execute(r);
     return;
   }
+  // The runnable's reference may be gone (it ran, the loop finished) before submit_internal's
+  // notify returns: this call holds one of its own until then.
+  shared->ref_inc();
   shared->submit_internal(new close_runnable(shared, fd));
+  shared->release();
 }
 
 }  // namespace weft::detail

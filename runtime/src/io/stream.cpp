@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <weft/detail/runnable.hpp>
 #include <weft/io/stream.hpp>
 #include <weft/join_error.hpp>
 
@@ -19,6 +20,44 @@ void stream_core::close() noexcept {
 }
 
 stream_core::~stream_core() { close(); }
+
+void stream_core::check_owner_thread() const {
+  (void)owner.driver("an I/O object's operation or copy");
+}
+
+namespace {
+// A core reference dropped off the owner thread, released on the owner's loop.
+class core_drop_runnable final : public runnable {
+ public:
+  core_drop_runnable(stream_core* core, bool close_first) noexcept
+      : runnable(runnable_kind::callback), core_(core), close_first_(close_first) {}
+  void run() override { finish(); }
+  void discard() noexcept override { finish(); }
+
+ private:
+  void finish() noexcept {
+    if (close_first_) core_->close();
+    core_->release();
+    delete this;
+  }
+  stream_core* core_;
+  bool close_first_;
+};
+}  // namespace
+
+void stream_core::drop(stream_core* core, bool close_first) noexcept {
+  loop_shared* shared = core->owner.shared();
+  if (shared == nullptr || shared->on_owner_thread()) {
+    if (close_first) core->close();
+    core->release();
+    return;
+  }
+  // The pushed item may let the loop finish and free `shared` before submit_internal's notify
+  // returns: a reference of this call's own keeps it until then.
+  shared->ref_inc();
+  shared->submit_internal(new core_drop_runnable(core, close_first));
+  shared->release();
+}
 
 std::size_t stream_core::take_overflow(std::byte* dst, std::size_t size) noexcept {
   const std::size_t n = std::min(size, overflow.size() - overflow_pos);
@@ -42,13 +81,18 @@ class read_op final : public staged_op {
     this->size = size;
   }
   // The leaf was dropped: the core keeps the operation until it completes.
-  void orphan() noexcept { core_->ref(); }
+  void orphan() noexcept { core_->ref_for_orphan(); }
 
  private:
   // Bytes that arrived for a reader who has gone (before or after it went) are kept for the
   // next read.
+  // An error it met is kept too (the kernel reports a reset once); its own cancellation is not
+  // the stream's error, and an end of stream is seen again by the next read.
   static void keep(stream_core* core, const std::byte* bytes, std::int64_t result) {
-    if (result <= 0) return;
+    if (result < 0) {
+      if (result != -ECANCELED && core->read_error == 0) core->read_error = result;
+      return;
+    }
     core->overflow.insert(core->overflow.end(), bytes, bytes + result);
   }
   void orphaned(std::int64_t result) noexcept override {
@@ -89,8 +133,12 @@ bool stream_read_leaf::poll_ready(const waker& w) {
     return done_ = true;
   }
   if (core->reading != nullptr) {  // another read is in flight: its bytes come first
-    core->read_waiter = w;
+    core->read_waiters.add(w);
     return false;
+  }
+  if (core->read_error != 0) {  // a dropped read's error, after the bytes it kept
+    result_ = std::exchange(core->read_error, 0);
+    return done_ = true;
   }
   if (core->fd < 0 || dst_.empty()) {
     result_ = core->fd < 0 ? -EBADF : 0;
@@ -134,7 +182,7 @@ class write_op final : public staged_op {
     data = staging.get();
     this->size = size;
   }
-  void orphan() noexcept { core_->ref(); }
+  void orphan() noexcept { core_->ref_for_orphan(); }
 
  private:
   void orphaned(std::int64_t) noexcept override {
@@ -184,7 +232,7 @@ bool stream_write_leaf::poll_ready(const waker& w) {
   stream_core* core = core_.get();
   platform::driver& d = core->owner.driver("byte_stream::write");
   if (core->writing != nullptr) {  // another write is in flight: keep the order
-    core->write_waiter = w;
+    core->write_waiters.add(w);
     return false;
   }
   if (core->fd < 0) {
