@@ -67,7 +67,9 @@ void context::end_of_scenario() {
 
 std::uint64_t context::pick(std::uint64_t lo, std::uint64_t hi) {
   WEFT_ASSERT(lo <= hi);
-  const std::uint64_t v = lo + random_.below(hi - lo + 1);
+  // The whole 64-bit range has no width that fits in 64 bits: a raw draw is uniform over it.
+  const std::uint64_t width = hi - lo + 1;
+  const std::uint64_t v = width == 0 ? random_.next() : lo + random_.below(width);
   engine_.note("pick " + std::to_string(lo) + ".." + std::to_string(hi) + " -> " + std::to_string(v));
   return v;
 }

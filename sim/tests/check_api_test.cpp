@@ -6,6 +6,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest-spi.h>
@@ -63,6 +64,23 @@ TEST(check_api, a_sound_body_passes_every_seed) {
   // This program links probes (buggify_test.cpp), so the coverage line follows.
   EXPECT_EQ(r.message(), "passed 40 seeds\n" + r.probes.describe());
   EXPECT_TRUE(r.pct_bound.empty()) << "the bound is PCT's alone";
+}
+
+// pick(lo, hi) covers its whole range, also the widest one (whose width does not fit in 64 bits).
+TEST(check_api, pick_draws_over_the_whole_64_bit_range) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  std::uint64_t ored = 0;
+  const check_result r = check({.seeds = 20}, [&ored](weft::sim::context& sim) {
+    const std::uint64_t any = sim.pick(0, ~std::uint64_t{0});
+    ored |= any;
+    const std::uint64_t top = sim.pick(~std::uint64_t{0} - 1, ~std::uint64_t{0});
+    if (top < ~std::uint64_t{0} - 1) throw std::logic_error("pick below its range");
+  });
+  EXPECT_TRUE(r.passed) << r.message();
+  // Twenty uniform draws set the highest bit and the lowest with overwhelming probability.
+  EXPECT_NE(ored & (std::uint64_t{1} << 63), 0u);
+  EXPECT_NE(ored & 1u, 0u);
 }
 
 TEST(check_api, a_failing_seed_is_traced_and_rerun_alone_by_its_reproduction) {
