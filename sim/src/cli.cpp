@@ -9,6 +9,7 @@
 // and saturates `2^64` into an unsigned flag, and reads `010` as octal. A bad flag, or a bad
 // record for `replay FILE`, ends the command before any run with one `weft-sim: ...` line naming
 // the flag (or field) and what it accepts, and exit status exit_usage.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,8 +20,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -85,6 +88,11 @@ CLI::Option* add_text(CLI::App& app, text_flag& f, const std::string& name, cons
   return f.option;
 }
 
+// An on/off flag: given twice it is refused, as a repeated value flag is.
+CLI::Option* add_switch(CLI::App& app, const std::string& name, bool& value, const std::string& help) {
+  return app.add_flag(name, value, help)->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+}
+
 struct common_flags {
   std::string scenario;
   std::string strategy = "random";
@@ -116,8 +124,8 @@ void add_common(CLI::App& app, common_flags& f, bool scenario_required = true) {
            "preemption bound: at most N switches away from a thread that could go on (default: none)", "UINT");
   app.add_option("--fault", f.faults, "KIND[=PROBABILITY], probability in [0, 1] (default 1), e.g. inbox_full=0.05 (repeatable)");
   app.add_option("--param", f.params, "NAME=INTEGER scenario knob, within the range `list` shows (repeatable)");
-  app.add_flag("--swarm", f.swarm, "each seed picks its own fault mix");
-  app.add_flag("--check-determinism", f.check_determinism, "run each seed twice and compare the traces");
+  add_switch(app, "--swarm", f.swarm, "each seed picks its own fault mix");
+  add_switch(app, "--check-determinism", f.check_determinism, "run each seed twice and compare the traces");
 }
 
 // The options the flags describe; throws invalid_options for a bad value. The scenario's knob
@@ -157,7 +165,7 @@ void add_limits(CLI::App& app, limit_flags& f, CLI::Option* needs) {
       add_text(app, f.param_floor, "--param-floor",
                "shrink: lowest value a scenario knob is lowered to (never below the knob's own minimum)", "INT",
                std::to_string(defaults.param_floor)),
-      app.add_flag("!--any-failure", f.same_failure, "shrink: accept any failure, not only one of the original's kind"),
+      add_switch(app, "!--any-failure", f.same_failure, "shrink: accept any failure, not only one of the original's kind"),
   };
   if (needs != nullptr) {
     for (CLI::Option* o : added) o->needs(needs);
@@ -176,7 +184,9 @@ shrink_limits to_limits(const limit_flags& f) {
   return l;
 }
 
-// An output file, opened before any run so a path that cannot be written ends the command first.
+// An output file. Its path is checked before any run, so one that cannot be written ends the
+// command first; the file itself is opened (and truncated) only when its text is written, so a
+// command refused for another flag leaves every file as it was.
 struct output_file {
   std::string flag;
   std::string path;
@@ -186,23 +196,64 @@ struct output_file {
     flag = flag_name;
     path = file;
     if (path.empty()) throw invalid_options(flag, "expected a file path");
+    const auto refuse = [&](int error) {
+      throw unwritable_output(flag, cat("cannot open '", path, "' for writing: ", std::strerror(error)));
+    };
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) refuse(EISDIR);
+      if (::access(path.c_str(), W_OK) != 0) refuse(errno);
+      return;
+    }
+    if (errno != ENOENT) refuse(errno);
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string dir = parent.empty() ? std::string(".") : parent.string();
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) refuse(errno);
+  }
+  bool given() const noexcept { return !path.empty(); }
+  // The stream to write the file's text to: the file opened now, truncated.
+  std::ostream& begin() {
     out.open(path, std::ios::out | std::ios::trunc);
-    if (!out) throw unwritable_output(flag, cat("cannot open '", path, "' for writing: ", std::strerror(errno)));
+    return out;
   }
   // exit_pass, or exit_io with a message when the written text did not reach the file.
   int close() {
+    const bool opened = out.is_open();
     out.close();
-    if (out) return exit_pass;
+    if (opened && out) return exit_pass;
     std::fprintf(stderr, "weft-sim: %s: writing '%s' failed\n", flag.c_str(), path.c_str());
     return exit_io;
   }
-  // Closes and removes the file: a command with nothing to save leaves none behind.
+  // Nothing to save. A record an earlier command left there would pass for this one's, so a
+  // regular file goes; a special file (a device, a pipe) is no record and stays as it is.
   void discard() {
-    out.close();
-    std::remove(path.c_str());
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) std::remove(path.c_str());
     std::printf("saved: nothing (no failing case); %s not written\n", path.c_str());
   }
 };
+
+// A path as the file it names: absolute, symbolic links of its existing part resolved.
+std::filesystem::path where(const std::string& path) {
+  std::error_code ignored;
+  return std::filesystem::weakly_canonical(std::filesystem::absolute(path, ignored), ignored).lexically_normal();
+}
+
+// Refuses two output flags that name one file: their texts would overwrite or mix with each other.
+void check_distinct(std::initializer_list<const output_file*> files) {
+  std::vector<const output_file*> given;
+  for (const output_file* f : files) {
+    if (f->given()) given.push_back(f);
+  }
+  for (std::size_t i = 0; i < given.size(); ++i) {
+    for (std::size_t j = i + 1; j < given.size(); ++j) {
+      const bool same = where(given[i]->path) == where(given[j]->path);
+      if (same) {
+        throw invalid_options(given[j]->flag, cat("'", given[j]->path, "' is also the file of ", given[i]->flag));
+      }
+    }
+  }
+}
 
 // PCT's detection bound for runs of these options with at most `threads` threads and `steps` steps.
 pct_bound pct_bound_of(const options& o, std::uint64_t threads, std::uint64_t steps) {
@@ -222,7 +273,7 @@ int save_record(output_file& file, const char* command, const scenario& s, std::
   rec.passed = passed;
   rec.failure = failure.substr(0, failure.find('\n'));
   rec.trace_hash = trace_hash;
-  file.out << render_record(rec);
+  file.begin() << render_record(rec);
   const int written = file.close();
   if (written == exit_pass) std::printf("saved: %s (build %s)\n", file.path.c_str(), rec.build.c_str());
   return written;
@@ -362,6 +413,7 @@ int run_case(const std::string& program, const scenario& s, std::uint64_t seed, 
   if (f.trace.given()) trace.open("--trace", f.trace.text);
   if (f.chrome.given()) chrome.open("--chrome-trace", f.chrome.text);
   if (f.save.given()) save.open("--save", f.save.text);
+  check_distinct({&trace, &chrome, &save});
   std::printf("weft-sim: scenario=%s seed=%llu %s\n", s.name.c_str(), static_cast<unsigned long long>(seed),
               describe(resolve(o, seed)).c_str());
   std::fflush(stdout);
@@ -378,11 +430,11 @@ int run_case(const std::string& program, const scenario& s, std::uint64_t seed, 
   if (!divergence.empty()) std::printf("determinism: DIVERGED, %s\n", divergence.c_str());
   int written = exit_pass;
   if (f.trace.given()) {
-    write_text(trace.out, r.events);
+    write_text(trace.begin(), r.events);
     written = std::max(written, trace.close());
   }
   if (f.chrome.given()) {
-    write_chrome(chrome.out, r.events, r.fiber_names, r.fiber_hosts, r.host_names);
+    write_chrome(chrome.begin(), r.events, r.fiber_names, r.fiber_hosts, r.host_names);
     written = std::max(written, chrome.close());
   }
   std::printf("stats: steps=%llu switches=%llu preemptions=%llu threads=%llu faults=%llu virtual-ns=%lld\n",
@@ -525,6 +577,10 @@ class campaign {
     for (auto& t : pool) t.join();
     std::sort(failures_.begin(), failures_.end(),
               [](const failure& a, const failure& b) { return a.seed < b.seed; });
+    // Seeds other jobs had taken still finished after the M-th failure stopped the campaign, and
+    // some may have failed too. The seeds that ran are a prefix of the range holding at least M
+    // failures, so its first M in seed order are the range's first M at any --jobs.
+    if (max_failures_ != 0 && failures_.size() > max_failures_) failures_.resize(max_failures_);
   }
 
   // After run(): the failures by seed, the seeds that ran, their steps, a job's exception if any.
@@ -800,7 +856,7 @@ int cli_main(int argc, char** argv) {
   add_run_like(replay_cmd, replay, false);
   replay_cmd->add_option("record", replay.record, "a record written by --save (instead of --scenario, --seed, ...)")
       ->type_name("FILE");
-  replay_cmd->add_flag("--force", replay.force, "replay a record written by another build");
+  add_switch(*replay_cmd, "--force", replay.force, "replay a record written by another build");
 
   fuzz_flags fuzz;
   CLI::App* fuzz_cmd = app.add_subcommand("fuzz", "run a range of seeds");
@@ -815,9 +871,9 @@ int cli_main(int argc, char** argv) {
   add_text(*fuzz_cmd, fuzz.save, "--save", save_help + "the lowest failing seed (with --shrink: its minimal case)",
            "FILE");
   CLI::Option* shrink_flag =
-      fuzz_cmd->add_flag("--shrink", fuzz.shrink, "shrink the first failure (lowest seed) and print its minimal replay");
+      add_switch(*fuzz_cmd, "--shrink", fuzz.shrink, "shrink the first failure (lowest seed) and print its minimal replay");
   add_limits(*fuzz_cmd, fuzz.limits, shrink_flag);
-  fuzz_cmd->add_flag("--json", fuzz.json,
+  add_switch(*fuzz_cmd, "--json", fuzz.json,
                      "print one JSON line per failure and a summary line instead of the text report (for `merge`)");
 
   std::vector<std::string> merge_files;
@@ -825,7 +881,7 @@ int cli_main(int argc, char** argv) {
   CLI::App* merge_cmd = app.add_subcommand(
       "merge", "combine the `fuzz --json` outputs of a sharded campaign: every failure, and each distinct one's lowest seed");
   merge_cmd->add_option("files", merge_files, "one `fuzz --json` output per shard")->required();
-  merge_cmd->add_flag("--json", merge_json, "print the merged report as one JSON object");
+  add_switch(*merge_cmd, "--json", merge_json, "print the merged report as one JSON object");
 
   shrink_flags shrink;
   CLI::App* shrink_cmd = app.add_subcommand(

@@ -3,6 +3,7 @@
 // first seed under a small address-space limit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -90,6 +91,12 @@ const std::vector<bad_input> bad_inputs = {
     {"shrink --scenario wake_storm --seed 1 --param-floor x", "--param-floor"},
     {"shrink --scenario wake_storm --seed 1 --check-determinism", "--check-determinism"},
     {"shrink --scenario wake_storm --seed 18446744073709551616", "--seed"},
+    {"run --scenario wake_storm --seed 1 --swarm --swarm", "--swarm"},
+    {"run --scenario wake_storm --seed 1 --check-determinism --check-determinism", "--check-determinism"},
+    {"fuzz --scenario wake_storm --seeds 2 --json --json", "--json"},
+    {"fuzz --scenario wake_storm --seeds 2 --shrink --shrink", "--shrink"},
+    {"shrink --scenario wake_storm --seed 1 --any-failure --any-failure", "--any-failure"},
+    {"run --scenario wake_storm --seed 1 --trace /tmp --save x.json", "--trace", exit_io},
 };
 
 TEST(cli_validation, every_bad_input_exits_with_its_kind_s_status_naming_its_flag) {
@@ -122,6 +129,55 @@ TEST(cli_validation, a_trace_that_cannot_be_written_exits_3_naming_its_flag) {
     EXPECT_EQ(err.status, exit_io) << flag << "\n" << err.text;
     EXPECT_EQ(err.text, std::string("weft-sim: ") + flag + ": writing '/dev/full' failed\n");
   }
+}
+
+// Output paths are checked before any run and a file is opened only when its text is written:
+// a command refused for one flag leaves every file as it was; two flags naming one file are
+// refused; with nothing to save an old record goes but a special file stays.
+TEST(cli_validation, outputs_are_left_as_they_were_unless_written) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const std::string dir = ::testing::TempDir() + "weft-sim-outputs";
+  ASSERT_EQ(shell_raw("rm -rf " + dir + " && mkdir -p " + dir).status, 0);
+  const std::string keep = dir + "/keep.txt";
+  const auto contents = [](const std::string& path) { return shell_raw("cat " + path + " 2>/dev/null").text; };
+  ASSERT_EQ(shell_raw("printf 'precious\\n' > " + keep).status, 0);
+  const output refused = shell_raw(binary() + " run --scenario wake_storm --seed 1 --trace " + keep +
+                                   " --chrome-trace /nonexistent-weft-dir/c.json 2>&1");
+  EXPECT_EQ(refused.status, exit_io) << refused.text;
+  EXPECT_EQ(contents(keep), "precious\n");
+
+  const output same = shell_raw(binary() + " run --scenario wake_storm --seed 1 --chrome-trace " + keep + " --save " +
+                                dir + "/./keep.txt 2>&1");
+  EXPECT_EQ(same.status, exit_usage) << same.text;
+  EXPECT_NE(same.text.find("--save"), std::string::npos) << same.text;
+  EXPECT_EQ(contents(keep), "precious\n");
+
+  // wake_storm passes: fuzz has nothing to save.
+  const output nothing = shell_raw(binary() + " fuzz --scenario wake_storm --seeds 2 --save " + keep + " 2>&1");
+  EXPECT_EQ(nothing.status, exit_pass) << nothing.text;
+  EXPECT_NE(nothing.text.find("saved: nothing"), std::string::npos) << nothing.text;
+  EXPECT_NE(shell_raw("test -e " + keep).status, 0) << "an earlier file stayed as if it were this campaign's record";
+  const output fresh = shell_raw(binary() + " fuzz --scenario wake_storm --seeds 2 --save " + dir + "/new.json 2>&1");
+  EXPECT_EQ(fresh.status, exit_pass) << fresh.text;
+  EXPECT_NE(shell_raw("test -e " + dir + "/new.json").status, 0) << "a file with nothing in it was created";
+  const output device = shell_raw(binary() + " fuzz --scenario wake_storm --seeds 2 --save /dev/null 2>&1");
+  EXPECT_EQ(device.status, exit_pass) << device.text;
+  EXPECT_EQ(shell_raw("test -c /dev/null").status, 0) << "/dev/null is gone";
+  shell_raw("rm -rf " + dir);
+}
+
+// With several jobs, seeds already running when the M-th failure stops the campaign still finish;
+// the report keeps the first M failures in seed order, the same at any --jobs.
+TEST(cli_validation, max_failures_bounds_the_report_at_any_jobs) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  const auto failures = [](const std::string& jobs) {
+    const output o = shell_raw(binary() + " fuzz --scenario shutdown_race --step-budget 3000 --seeds 300 --max-failures 3 --jobs " +
+                               jobs + " 2>/dev/null | grep '^fail: seed='");
+    return o.text;
+  };
+  const std::string one = failures("1");
+  EXPECT_EQ(std::count(one.begin(), one.end(), '\n'), 3) << one;
+  for (int round = 0; round < 5; ++round) EXPECT_EQ(failures("2"), one);
 }
 
 TEST(cli_validation, the_largest_seeds_run_without_wrapping) {
