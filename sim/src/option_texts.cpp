@@ -71,6 +71,11 @@ options parse_options(const option_texts& t, const scenario* s) {
     const auto [kind, ppm] = parse_fault(spec);
     if (seen[kind]) throw invalid_options("--fault", cat(spec, ": that fault kind is given twice"));
     seen[kind] = true;
+    // The swarm switches on, per seed, kinds whose rate is 0: a 0 given beside it would not
+    // keep the kind out, so it is refused rather than silently overridden.
+    if (o.swarm && ppm == 0) {
+      throw invalid_options("--fault", cat(spec, ": a rate of 0 does not keep a kind out of --swarm's mixes"));
+    }
     o.faults.rate_ppm[kind] = ppm;
   }
   for (const auto& spec : t.params) {

@@ -92,6 +92,7 @@ const std::vector<bad_input> bad_inputs = {
     {"shrink --scenario wake_storm --seed 1 --check-determinism", "--check-determinism"},
     {"shrink --scenario wake_storm --seed 18446744073709551616", "--seed"},
     {"run --scenario wake_storm --seed 1 --swarm --swarm", "--swarm"},
+    {"run --scenario wake_storm --seed 1 --swarm --fault inbox_full=0", "--fault"},
     {"run --scenario wake_storm --seed 1 --check-determinism --check-determinism", "--check-determinism"},
     {"fuzz --scenario wake_storm --seeds 2 --json --json", "--json"},
     {"fuzz --scenario wake_storm --seeds 2 --shrink --shrink", "--shrink"},
