@@ -7,6 +7,10 @@
 #include <string>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <cstddef>
+#include <unistd.h>
+#include <cstring>
+#include <sys/un.h>
 #include <thread>
 #include <vector>
 
@@ -183,6 +187,32 @@ TEST_P(tcp, bad_arguments_are_typed_errors) {
     auto r = co_await closed.read(b);
     WEFT_CO_ASSERT(!(r), "")
     EXPECT_EQ(r.error(), std::error_code(EBADF, std::system_category()));
+  }());
+}
+
+// An abstract Unix name is its exact bytes: a peer outside weft that names it the usual way
+// (no terminator counted) reaches a weft listener bound to it.
+TEST_P(tcp, an_abstract_unix_name_is_its_exact_bytes) {
+  loop().block_on([]() -> task<void> {
+    const std::string name = std::string(1, '\0') + "weft-abstract-" + std::to_string(::getpid());
+    auto at = socket_address::unix_path(name);
+    WEFT_CO_ASSERT(at, at.error().message())
+    EXPECT_EQ(at->to_string(), "unix:@" + name.substr(1));
+    auto listener = unix_listener::bind(*at);
+    WEFT_CO_ASSERT(listener, listener.error().message())
+    const int raw = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    WEFT_CO_ASSERT(raw >= 0, "socket")
+    sockaddr_un un{};
+    un.sun_family = AF_UNIX;
+    std::memcpy(un.sun_path, name.data(), name.size());
+    const int rc = ::connect(raw, reinterpret_cast<const sockaddr*>(&un),
+                             static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size()));
+    const int error = errno;
+    ::close(raw);
+    EXPECT_EQ(rc, 0) << std::strerror(error);
+    EXPECT_FALSE(socket_address::unix_path(std::string("a\0b", 3)));
+    EXPECT_FALSE(socket_address::unix_path(std::string(108, 'p')));
+    EXPECT_TRUE(socket_address::unix_path(std::string(1, '\0') + std::string(107, 'p')));
   }());
 }
 

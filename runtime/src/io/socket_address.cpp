@@ -81,11 +81,17 @@ expected<socket_address, std::error_code> socket_address::unix_path(std::string_
   socket_address a;
   auto* un = reinterpret_cast<sockaddr_un*>(&a.storage_);
   if (path.empty()) return unexpected(invalid());
-  if (path.size() >= sizeof(un->sun_path)) return unexpected(std::make_error_code(std::errc::filename_too_long));
+  // An abstract name (a leading NUL) is its exact bytes, with no terminator: the kernel counts
+  // every byte of its length, so a peer naming it the usual way must find the same name.
+  const bool abstract = path.front() == '\0';
+  if (!abstract && path.find('\0') != std::string_view::npos) return unexpected(invalid());
+  if (path.size() + (abstract ? 0 : 1) > sizeof(un->sun_path)) {
+    return unexpected(std::make_error_code(std::errc::filename_too_long));
+  }
   un->sun_family = AF_UNIX;
   std::memcpy(un->sun_path, path.data(), path.size());
-  un->sun_path[path.size()] = '\0';
-  a.size_ = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + 1);
+  if (!abstract) un->sun_path[path.size()] = '\0';
+  a.size_ = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path.size() + (abstract ? 0 : 1));
   return a;
 }
 
@@ -120,6 +126,7 @@ std::string socket_address::to_string() const {
     case AF_UNIX: {
       const auto* un = reinterpret_cast<const sockaddr_un*>(&storage_);
       const std::size_t n = size_ > offsetof(sockaddr_un, sun_path) ? size_ - offsetof(sockaddr_un, sun_path) : 0;
+      if (n > 0 && un->sun_path[0] == '\0') return "unix:@" + std::string(un->sun_path + 1, n - 1);  // abstract
       return "unix:" + std::string(un->sun_path, strnlen(un->sun_path, n));
     }
     default: return "unspecified";

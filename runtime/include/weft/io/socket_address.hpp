@@ -24,7 +24,9 @@ class socket_address {
   static socket_address ipv4_loopback(std::uint16_t port) noexcept;
   static socket_address ipv6_loopback(std::uint16_t port) noexcept;
   static socket_address ipv4_any(std::uint16_t port) noexcept;
-  // A Unix-domain path; longer than sun_path holds is std::errc::filename_too_long.
+  // A Unix-domain path, or with a leading '\0' an abstract name (its exact bytes; to_string()
+  // shows it as "unix:@name"). Longer than sun_path holds is std::errc::filename_too_long; a
+  // path with a '\0' inside is std::errc::invalid_argument.
   static expected<socket_address, std::error_code> unix_path(std::string_view path);
   // From what the kernel wrote (accept, getsockname, recvfrom).
   static socket_address from_raw(const sockaddr* addr, socklen_t size) noexcept;
