@@ -41,7 +41,8 @@ task<expected<void, std::error_code>> read_exact(byte_stream& stream, std::span<
 task<expected<void, std::error_code>> write_all(byte_stream& stream, std::span<const std::byte> src);
 
 // Splits a stream into '\n'-terminated lines (the '\n', and a '\r' before it, removed). A line
-// longer than line_max bytes (before its '\n') is io_errc::line_too_long, however it arrives.
+// longer than line_max bytes (before its '\n') is io_errc::line_too_long, however it arrives;
+// the reader then answers it to every later call, as the stream is no longer at a line's start.
 class line_reader {
  public:
   static constexpr std::size_t default_line_max = 64 * 1024;
