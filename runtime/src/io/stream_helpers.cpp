@@ -90,17 +90,14 @@ task<expected<std::optional<std::string>, std::error_code>> line_reader::next_li
       start_ = 0;
     }
     scanned = buffer_.size();
-    buffer_.resize(scanned + chunk_size);
-    // Dropped at the read (a timeout, an abort), the frame's destruction gives the chunk back:
-    // the dropped read's bytes wait in the stream for the next call.
-    struct shrink_back {
-      std::vector<char>& buffer;
-      std::size_t size;
-      ~shrink_back() { buffer.resize(size); }
-    } restore{buffer_, scanned};
-    auto n = co_await stream_.read(std::as_writable_bytes(std::span<char>(buffer_.data() + scanned, chunk_size)));
-    restore.size = scanned + (n ? *n : 0);
+    // The read lands in a chunk of its own and joins the buffer once it returns: a call dropped
+    // at the read (a timeout, an abort) leaves the buffer as it was, and its frame's destruction
+    // touches nothing of the reader, which may be gone by then. The dropped read's bytes wait in
+    // the stream for the next call.
+    if (chunk_.empty()) chunk_.resize(chunk_size);
+    auto n = co_await stream_.read(std::as_writable_bytes(std::span<char>(chunk_)));
     if (!n) co_return unexpected(n.error());
+    buffer_.insert(buffer_.end(), chunk_.begin(), chunk_.begin() + static_cast<std::ptrdiff_t>(*n));
     if (*n == 0) ended_ = true;
   }
 }

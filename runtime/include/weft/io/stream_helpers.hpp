@@ -65,6 +65,7 @@ class line_reader {
   std::size_t line_max_;
   unterminated_line last_;
   std::vector<char> buffer_;
+  std::vector<char> chunk_;  // what one read brings, before it joins buffer_
   std::size_t start_ = 0;
   bool ended_ = false;
 };
