@@ -23,6 +23,13 @@ platform::driver& io_owner::driver(const char* what) const {
   return shared_->driver;
 }
 
+void io_owner::post(runnable* item) const noexcept {
+  loop_shared* shared = shared_;  // `this` may go with the item (a core the loop releases)
+  shared->ref_inc();
+  shared->submit_internal(item);
+  shared->release();
+}
+
 std::int64_t execute_control(const io_owner& owner, const platform::io_request& r, const char* what) {
   return owner.driver(what).execute(r);
 }
@@ -62,11 +69,7 @@ void close_descriptor(const io_owner& owner, int fd) noexcept {
     (void)shared->driver.execute(r);
     return;
   }
-  // The runnable's reference may be gone (it ran, the loop finished) before submit_internal's
-  // notify returns: this call holds one of its own until then.
-  shared->ref_inc();
-  shared->submit_internal(new close_runnable(shared, fd));
-  shared->release();
+  owner.post(new close_runnable(shared, fd));
 }
 
 }  // namespace weft::detail

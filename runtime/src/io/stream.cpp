@@ -46,17 +46,12 @@ class core_drop_runnable final : public runnable {
 }  // namespace
 
 void stream_core::drop(stream_core* core, bool close_first) noexcept {
-  loop_shared* shared = core->owner.shared();
-  if (shared == nullptr || shared->on_owner_thread()) {
+  if (!core->owner.valid() || core->owner.on_owner_thread()) {
     if (close_first) core->close();
     core->release();
     return;
   }
-  // The pushed item may let the loop finish and free `shared` before submit_internal's notify
-  // returns: a reference of this call's own keeps it until then.
-  shared->ref_inc();
-  shared->submit_internal(new core_drop_runnable(core, close_first));
-  shared->release();
+  core->owner.post(new core_drop_runnable(core, close_first));
 }
 
 std::size_t stream_core::take_overflow(std::byte* dst, std::size_t size) noexcept {

@@ -60,6 +60,12 @@ class io_owner {
   platform::driver& driver(const char* what) const;
   bool valid() const noexcept { return shared_ != nullptr; }
   loop_shared* shared() const noexcept { return shared_; }
+  // Whether the calling thread is the owner loop's (false on an empty object).
+  bool on_owner_thread() const noexcept { return shared_ != nullptr && shared_->on_owner_thread(); }
+  // Any thread, on a valid object: queues `item` on the owner's loop. The pushed item may let the
+  // loop finish and free its shared part before the submission's notify returns, so a reference
+  // of the call's own holds it until then. The item may also free this object (its core).
+  void post(runnable* item) const noexcept;
 
  private:
   loop_shared* shared_ = nullptr;

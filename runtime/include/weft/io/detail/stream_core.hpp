@@ -162,7 +162,7 @@ class closing_ref : public stream_ref {
   void close() noexcept {
     stream_core* core = get();
     if (core == nullptr) return;
-    if (core->owner.shared() != nullptr && core->owner.shared()->on_owner_thread()) {
+    if (core->owner.on_owner_thread()) {
       core->close();
     } else {
       stream_core::drop(detach(), true);
