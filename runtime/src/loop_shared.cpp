@@ -1,4 +1,5 @@
 // loop_shared.cpp — cross-thread submission into a loop.
+#include <weft/detail/delayed_notification.hpp>
 #include <weft/detail/loop_shared.hpp>
 #include <weft/detail/task_header.hpp>
 #include <weft/event_loop.hpp>
@@ -49,12 +50,18 @@ submit_result loop_shared::submit_user(runnable* item) {
 }
 
 void loop_shared::submit_internal(runnable* item) noexcept {
+  // The item may carry the last reference to this loop (a task woken by value): once pushed, the
+  // owner can run and free it and be destroyed before the notify below. So the caller holds a
+  // reference of its own across the push and the notify, taken while the item still keeps one.
+  ref_inc();
   bool wake_owner = false;
   if (inbox.push_internal(item, &wake_owner)) {
+    maybe_delay_notification();
     if (wake_owner) driver.notify();  // else the push of a wake queued ahead notifies
   } else {
     item->discard();  // the loop is gone: nothing left to wake or notify
   }
+  release();  // maybe the last: this thread then frees the loop's shared part
 }
 
 void loop_shared::schedule_task(task_header* task) noexcept {

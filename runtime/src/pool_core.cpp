@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include <weft/detail/coop_budget.hpp>
+#include <weft/detail/delayed_notification.hpp>
 #include <weft/detail/task_harness.hpp>
 #include <weft/platform/fault.hpp>
 #include <weft/runtime.hpp>
@@ -196,7 +197,13 @@ void pool_core::schedule(priority p, task_header* task) noexcept {
   if (pool_worker* w = current_worker()) {
     push_local(*w, level, task);
   } else {
+    // The task may carry the last reference to the pool (a wake by value): once pushed, a worker
+    // can run and free it and the pool's stop can end before push_injector's wake_one(). The
+    // owner's reference, taken while the task still keeps one, holds the core across both.
+    task_owner& mine = owner(p);
+    mine.ref_inc();
     push_injector(level, task);
+    mine.release();
   }
 }
 
@@ -255,6 +262,7 @@ bool pool_core::top_up_local(pool_worker& w, std::size_t level) noexcept {
 
 void pool_core::push_injector(std::size_t level, runnable* r) noexcept {
   injectors_[level].push(r);
+  maybe_delay_notification();
   wake_one();
 }
 

@@ -48,7 +48,8 @@ class loop_shared final : public task_owner {
   submit_result submit_user(runnable* item);
   // Any thread. Internal work (wakes, completion notices) that must not be refused for capacity.
   // If the loop is gone the item is disposed of (a task reference released, a callback
-  // destroyed unrun): its target no longer exists.
+  // destroyed unrun): its target no longer exists. The item may hold the last reference to this
+  // loop; the call holds one of its own until its notification is given.
   void submit_internal(runnable* item) noexcept;
   // Any thread. Queues a poll of `task` (the caller transferred a reference): straight onto the
   // microtask queue when called on the owner thread, else through the inbox.
