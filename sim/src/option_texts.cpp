@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include <weft/sim/scenario.hpp>
@@ -36,14 +37,19 @@ std::pair<std::size_t, std::uint32_t> parse_fault(const std::string& spec) {
   double p = 0.0;
   const char* const end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, p);
+  const std::string too_small = cat(spec, ": a probability above 0 must be at least 0.0000005 (rates are whole ppm)");
+  // A positive number too small for a double (1e-400) is out of range too; it is a rate below the
+  // smallest, not a malformed number. strtod tells underflow (near 0) from overflow (huge).
+  if (ec == std::errc::result_out_of_range && ptr == end && text.front() != '-' &&
+      std::fabs(std::strtod(text.c_str(), nullptr)) < 1.0) {
+    throw invalid_options("--fault", too_small);
+  }
   // from_chars reads "nan" and "inf"; neither is a probability.
   if (text.empty() || ec != std::errc{} || ptr != end || !std::isfinite(p) || p < 0.0 || p > 1.0) {
     throw invalid_options("--fault", cat(spec, ": the probability must be a finite number in [0, 1]"));
   }
   const auto ppm = static_cast<std::uint32_t>(std::lround(p * ppm_one));
-  if (p > 0.0 && ppm == 0) {
-    throw invalid_options("--fault", cat(spec, ": a probability above 0 must be at least 0.0000005 (rates are whole ppm)"));
-  }
+  if (p > 0.0 && ppm == 0) throw invalid_options("--fault", too_small);
   return {*kind, ppm};
 }
 

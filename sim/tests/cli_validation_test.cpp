@@ -113,6 +113,25 @@ TEST(cli_validation, every_bad_input_exits_with_its_kind_s_status_naming_its_fla
   }
 }
 
+// A probability that rounds to no whole ppm, however it is written, says so; one above 1 (however
+// large) says the range.
+TEST(cli_validation, a_fault_probability_out_of_range_says_which_way) {
+  if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
+  for (const char* small : {"1e-9", "1e-310", "1e-400"}) {
+    const std::string spec = std::string("inbox_full=") + small;
+    const output err = shell_raw(binary() + " run --scenario wake_storm --seed 1 --fault " + spec + " 2>&1 >/dev/null");
+    EXPECT_EQ(err.status, exit_usage) << spec;
+    EXPECT_EQ(err.text, "weft-sim: --fault: " + spec +
+                            ": a probability above 0 must be at least 0.0000005 (rates are whole ppm)\n");
+  }
+  for (const char* wrong : {"1e400", "-1e-400", "-0.5", "1.5"}) {
+    const std::string spec = std::string("inbox_full=") + wrong;
+    const output err = shell_raw(binary() + " run --scenario wake_storm --seed 1 --fault " + spec + " 2>&1 >/dev/null");
+    EXPECT_EQ(err.status, exit_usage) << spec;
+    EXPECT_EQ(err.text, "weft-sim: --fault: " + spec + ": the probability must be a finite number in [0, 1]\n");
+  }
+}
+
 TEST(cli_validation, a_range_error_names_the_accepted_range) {
   if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
   const output jobs = shell_raw(binary() + " fuzz --scenario wake_storm --seeds 2 --jobs 100000 2>&1 >/dev/null");
