@@ -43,6 +43,15 @@ std::string pct_bound::describe(std::uint64_t seeds) const {
                 p_text, static_cast<unsigned long long>(seeds), seeds == 1 ? "" : "s", seeds == 1 ? "es" : "",
                 miss(seeds));
   std::string out = line;
+  if (depth - 1 > change_range) {
+    // The bound is for bugs whose d - 1 ordering points are distinct steps within [1, k]: there is
+    // no such bug when k is smaller, so the line above would promise nothing.
+    std::snprintf(line, sizeof line,
+                  " (vacuous: a depth-%u bug orders %u distinct steps, more than k=%llu; --pct-steps %u or more "
+                  "gives a bound)",
+                  depth, depth - 1, static_cast<unsigned long long>(change_range), depth - 1);
+    out += line;
+  }
   if (longest_run > change_range) {
     std::snprintf(line, sizeof line, " (a run took %llu steps: steps past k are never a change point; --pct-steps %llu covers them)",
                   static_cast<unsigned long long>(longest_run), static_cast<unsigned long long>(longest_run));

@@ -44,6 +44,18 @@ std::string field(const std::string& text, const std::string& pattern) {
   return m[1];
 }
 
+// d - 1 change points at distinct steps do not fit in fewer than d - 1 steps: the line says the
+// bound promises nothing rather than quoting a p for bugs that cannot exist.
+TEST(pct_bound, fewer_steps_than_change_points_is_called_vacuous) {
+  const weft::sim::pct_bound short_range = pct_detection_bound(5, 2, 3, 3);
+  EXPECT_NE(short_range.describe(10).find(
+                " (vacuous: a depth-5 bug orders 4 distinct steps, more than k=3; --pct-steps 4 or more gives a bound)"),
+            std::string::npos)
+      << short_range.describe(10);
+  const weft::sim::pct_bound enough = pct_detection_bound(5, 2, 4, 4);
+  EXPECT_EQ(enough.describe(10).find("vacuous"), std::string::npos) << enough.describe(10);
+}
+
 TEST(pct_bound, run_and_fuzz_print_it_from_their_measured_threads_and_steps) {
   if (binary().empty()) GTEST_SKIP() << "WEFT_SIM_BIN not set";
   const output run = shell(binary() + " run --scenario wake_storm --seed 5 --strategy pct --depth 2 --pct-steps 50000");

@@ -26,7 +26,8 @@ struct pct_bound {
   // The bound on the chance that `seeds` runs all miss a depth-d bug: (1 - p)^seeds.
   double miss(std::uint64_t seeds) const;
   // One line: "pct-bound: d=3 n=4 k=1000: a run finds a depth-3 bug with p >= 2.5e-07; 10000
-  // seeds miss it with probability <= 0.997503", plus a note when a run outlasted k.
+  // seeds miss it with probability <= 0.997503", plus a note when k < d - 1 (the bound is then
+  // vacuous: no depth-d bug fits in k steps) and one when a run outlasted k.
   std::string describe(std::uint64_t seeds) const;
 };
 
