@@ -205,6 +205,9 @@ record parse_record(std::string_view text, const std::string& this_build, bool f
   if (text.size() > record_bytes_max) {
     refuse(cat("larger than ", std::to_string(record_bytes_max), " bytes; not a record"));
   }
+  // The JSON parser stops at a NUL byte as at the end of its input: whatever follows one would be
+  // dropped unread. (A leading UTF-8 byte order mark is skipped, as RFC 8259 lets a parser do.)
+  if (text.find('\0') != std::string_view::npos) refuse("contains a NUL byte; not a record");
   // Both parsers refuse invalid UTF-8.
   shape_check shape;
   if (!json::sax_parse(text.begin(), text.end(), &shape)) {

@@ -383,6 +383,13 @@ TEST(record_parser, each_kind_of_bad_record_names_what_is_wrong) {
   EXPECT_EQ(refusal(missing.dump()), "record: missing field \"options\"");
   EXPECT_EQ(refusal(std::string(weft::sim::record_bytes_max + 1, ' ')),
             "record: larger than 1048576 bytes; not a record");
+  // A NUL byte would end the parser's input early: after the record, inside it, or alone.
+  EXPECT_EQ(refusal(base_record() + std::string(1, '\0')), "record: contains a NUL byte; not a record");
+  EXPECT_EQ(refusal(base_record() + std::string(1, '\0') + "{\"format\": 1}"),
+            "record: contains a NUL byte; not a record");
+  EXPECT_EQ(refusal(std::string(1, '\0') + base_record()), "record: contains a NUL byte; not a record");
+  // A leading UTF-8 byte order mark is what some editors write; the record still reads.
+  EXPECT_EQ(refusal("\xEF\xBB\xBF" + base_record()), "accepted");
 }
 
 }  // namespace
