@@ -46,7 +46,8 @@ bool datagram_recv_leaf::poll_ready(const waker& w) {
   if (!core->datagrams.empty()) {
     auto& kept = core->datagrams.front();
     result_.size = std::min(kept.bytes.size(), dst_.size());
-    std::memcpy(dst_.data(), kept.bytes.data(), result_.size);
+    // An empty span's data may be null, which memcpy must not get even for no bytes.
+    if (result_.size > 0) std::memcpy(dst_.data(), kept.bytes.data(), result_.size);
     result_.from = kept.from;
     core->datagrams.erase(core->datagrams.begin());
     return done_ = true;
@@ -70,7 +71,7 @@ expected<datagram, std::error_code> datagram_recv_leaf::await_resume() {
       error_ = r;
     } else {
       result_.size = std::min(static_cast<std::size_t>(r), dst_.size());
-      std::memcpy(dst_.data(), op_->staging.get(), result_.size);
+      if (result_.size > 0) std::memcpy(dst_.data(), op_->staging.get(), result_.size);
       result_.from = op_->from();
     }
     std::exchange(op_, nullptr)->destroy();

@@ -150,7 +150,7 @@ file::count_leaf file::write_at(std::span<const std::byte> src, std::uint64_t of
   const std::size_t n = std::min(src.size(), detail::io_staging_max);
   auto leaf = detail::on_fd(core_, platform::io_opcode::write, n, detail::file_count_finish{}, "file::write_at");
   if (detail::file_op* op = leaf.operation()) {
-    std::memcpy(op->staging.get(), src.data(), n);
+    if (n > 0) std::memcpy(op->staging.get(), src.data(), n);  // an empty span's data may be null
     op->offset = append_ ? platform::io_offset_current : offset;
   }
   return leaf;

@@ -56,7 +56,7 @@ void stream_core::drop(stream_core* core, bool close_first) noexcept {
 
 std::size_t stream_core::take_overflow(std::byte* dst, std::size_t size) noexcept {
   const std::size_t n = std::min(size, overflow.size() - overflow_pos);
-  std::memcpy(dst, overflow.data() + overflow_pos, n);
+  if (n > 0) std::memcpy(dst, overflow.data() + overflow_pos, n);  // dst may be null when size is 0
   overflow_pos += n;
   if (overflow_pos == overflow.size()) {
     overflow.clear();
@@ -204,7 +204,7 @@ stream_write_leaf::stream_write_leaf(stream_ref core, std::span<const iovec> chu
   std::size_t at = 0;
   for (const iovec& c : chunks) {
     const std::size_t n = std::min(c.iov_len, total - at);
-    std::memcpy(op_->staging.get() + at, c.iov_base, n);
+    if (n > 0) std::memcpy(op_->staging.get() + at, c.iov_base, n);  // an empty chunk's base may be null
     at += n;
     if (at == total) break;
   }
