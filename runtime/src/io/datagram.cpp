@@ -147,7 +147,7 @@ expected<detail::stream_ref, std::error_code> datagram_socket::open_bound(const 
 
 expected<udp_socket, std::error_code> udp_socket::bind(const socket_address& at) {
   if (at.family() != AF_INET && at.family() != AF_INET6) {
-    return unexpected(std::make_error_code(std::errc::address_family_not_supported));
+    return unexpected(detail::io_error_code(-EAFNOSUPPORT));
   }
   auto core = open_bound(&at, at.family(), "udp_socket::bind");
   if (!core) return unexpected(core.error());
@@ -155,7 +155,7 @@ expected<udp_socket, std::error_code> udp_socket::bind(const socket_address& at)
 }
 
 expected<unix_datagram, std::error_code> unix_datagram::bind(const socket_address& at) {
-  if (at.family() != AF_UNIX) return unexpected(std::make_error_code(std::errc::address_family_not_supported));
+  if (at.family() != AF_UNIX) return unexpected(detail::io_error_code(-EAFNOSUPPORT));
   auto core = open_bound(&at, AF_UNIX, "unix_datagram::bind");
   if (!core) return unexpected(core.error());
   return unix_datagram(std::move(*core));

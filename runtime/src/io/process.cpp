@@ -149,8 +149,8 @@ task<expected<exit_status, std::error_code>> child_process::wait() {
 }
 
 expected<void, std::error_code> child_process::kill(int signal) {
-  if (status_) return unexpected(std::make_error_code(std::errc::no_such_process));
-  if (!pidfd_ || pidfd_->fd < 0) return unexpected(std::make_error_code(std::errc::bad_file_descriptor));
+  if (status_) return unexpected(detail::io_error_code(-ESRCH));
+  if (!pidfd_ || pidfd_->fd < 0) return unexpected(detail::io_error_code(-EBADF));
   platform::io_request r;
   r.opcode = platform::io_opcode::kill;
   r.fd = pidfd_->fd;

@@ -62,7 +62,7 @@ expected<detail::stream_ref, std::error_code> basic_listener<S>::listen_on(const
   if (o.backlog < 1) return unexpected(std::make_error_code(std::errc::invalid_argument));
   const int family = at.family();
   if (family != AF_INET && family != AF_INET6 && family != AF_UNIX) {
-    return unexpected(std::make_error_code(std::errc::address_family_not_supported));
+    return unexpected(detail::io_error_code(-EAFNOSUPPORT));
   }
   auto core = detail::open_socket(what, family, SOCK_STREAM);
   if (!core) return unexpected(core.error());
@@ -101,14 +101,14 @@ template class basic_listener<tcp_stream>;
 template class basic_listener<unix_stream>;
 
 expected<tcp_listener, std::error_code> tcp_listener::bind(const socket_address& at, const listen_options& options) {
-  if (at.family() == AF_UNIX) return unexpected(std::make_error_code(std::errc::address_family_not_supported));
+  if (at.family() == AF_UNIX) return unexpected(detail::io_error_code(-EAFNOSUPPORT));
   auto core = listen_on(at, options, "tcp_listener::bind");
   if (!core) return unexpected(core.error());
   return tcp_listener(std::move(*core));
 }
 
 expected<unix_listener, std::error_code> unix_listener::bind(const socket_address& at, const listen_options& options) {
-  if (at.family() != AF_UNIX) return unexpected(std::make_error_code(std::errc::address_family_not_supported));
+  if (at.family() != AF_UNIX) return unexpected(detail::io_error_code(-EAFNOSUPPORT));
   auto core = listen_on(at, options, "unix_listener::bind");
   if (!core) return unexpected(core.error());
   return unix_listener(std::move(*core));
