@@ -1,10 +1,16 @@
 // file_process_test.cpp — files, raw-descriptor readiness, Unix pairs and child processes on each
 // real driver.
+#include <atomic>
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/uio.h>
 #include <poll.h>
 #include <csignal>
+#include <optional>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <vector>
 #include <string>
 #include <unistd.h>
 
@@ -371,6 +377,169 @@ TEST_P(file_io, a_child_gets_the_default_sigpipe_back) {
     auto status = co_await child->wait();
     WEFT_CO_ASSERT(status, status.error().message())
     EXPECT_EQ(status->signal, SIGPIPE) << "exit code " << status->code << ": the child inherited an ignored SIGPIPE";
+  }());
+}
+
+// Kills and reaps `pid` if it is still a child of this process (running or a zombie): true when
+// it was, that is when weft left it behind.
+bool left_behind(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  for (int i = 0; i < 400; ++i) {
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG) < 0) return false;  // ECHILD: reaped
+    if (info.si_pid == pid) return true;
+    ::usleep(5'000);
+  }
+  return true;
+}
+
+std::string scratch_file(const char* name) {
+  std::string path = ::testing::TempDir() + "weft-" + name + "-" + std::to_string(::getpid());
+  ::close(::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+  return path;
+}
+
+// An open whose task is aborted after its openat went to the driver: the descriptor the kernel
+// opens for nobody is closed, never left in the table.
+TEST_P(file_io, an_aborted_open_closes_the_descriptor_it_opened) {
+  const std::string path = scratch_file("aborted-open");
+  const std::size_t before = io_test::open_fds();
+  loop().block_on([&]() -> task<void> {
+    for (int i = 0; i < 20; ++i) {
+      auto opening = spawn(file::open(path));
+      co_await yield_now();  // the open ran once: its openat is submitted
+      opening.abort();
+      co_await sleep(std::chrono::milliseconds(1));
+    }
+  }());
+  loop().run_until_stalled();
+  EXPECT_EQ(io_test::open_fds(), before);
+  ::unlink(path.c_str());
+}
+
+// A file closed on a thread that does not own its loop: the close goes to the loop, which makes it
+// there, so the loop's own use of the file's state (a read made before) never races it (the TSan
+// build checks), and the descriptor is gone once the loop has run.
+TEST_P(file_io, a_file_closed_on_another_thread_closes_on_its_loop) {
+  const std::string path = scratch_file("foreign-close");
+  const std::size_t before = io_test::open_fds();
+  std::optional<file> f;
+  std::atomic<bool> go{false};
+  std::thread closer([&] {
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+    f->close();
+  });
+  loop().block_on([&]() -> task<void> {
+    auto opened = co_await file::open(path);
+    WEFT_CO_ASSERT(opened, opened.error().message())
+    f.emplace(std::move(*opened));
+    std::byte buf[8];
+    auto read = f->read_at(buf, 0);  // holds the file's state, not the file object
+    go.store(true, std::memory_order_release);
+    co_await sleep(std::chrono::milliseconds(5));
+    auto r = co_await timeout(io_test::guard, std::move(read));
+    WEFT_CO_ASSERT(r, "the read did not end")
+  }());
+  closer.join();
+  EXPECT_FALSE(f->is_open());
+  f.reset();
+  loop().run_until_stalled();
+  EXPECT_EQ(io_test::open_fds(), before);
+  ::unlink(path.c_str());
+}
+
+// A loop destroyed with opens in flight reaps them, closing what they opened.
+TEST_P(file_io, a_loop_destroyed_with_opens_in_flight_leaves_no_descriptor) {
+  const std::string path = scratch_file("shutdown-open");
+  const std::size_t before = io_test::open_fds();
+  for (int round = 0; round < 10; ++round) {
+    event_loop l(io_test::options_for(GetParam()));
+    for (int i = 0; i < 5; ++i) {
+      (void)l.spawn([](std::string p) -> task<void> {
+        auto f = co_await file::open(std::move(p));
+        co_await sleep(std::chrono::hours(1));
+      }(path));
+    }
+    (void)l.run_one_turn();
+  }
+  EXPECT_EQ(io_test::open_fds(), before);
+  ::unlink(path.c_str());
+}
+
+// A child whose wait() was dropped (here by a timeout) is still killed and reaped with its object:
+// on epoll the dropped wait left the pidfd non-blocking, where a blocking waitid answers EAGAIN.
+TEST_P(file_io, a_child_whose_wait_was_dropped_is_reaped_with_its_object) {
+  pid_t pid = -1;
+  loop().block_on([&]() -> task<void> {
+    auto child = child_process::spawn({"sleep", "30"});
+    WEFT_CO_ASSERT(child, child.error().message())
+    pid = child->pid();
+    auto w = co_await timeout(std::chrono::milliseconds(20), child->wait());
+    EXPECT_FALSE(w) << "sleep 30 ended within 20 ms";
+  }());
+  EXPECT_FALSE(left_behind(pid));
+}
+
+// A child_process destroyed on a thread that does not own its loop: the kill and the reap go to
+// the owner loop, which runs them at its next turn.
+TEST_P(file_io, a_child_destroyed_on_another_thread_is_reaped_by_its_loop) {
+  pid_t pid = -1;
+  std::optional<child_process> held;
+  loop().block_on([&]() -> task<void> {
+    auto child = child_process::spawn({"sleep", "30"});
+    WEFT_CO_ASSERT(child, child.error().message())
+    pid = child->pid();
+    held.emplace(std::move(*child));
+  }());
+  std::thread([&held] { held.reset(); }).join();
+  loop().run_until_stalled();
+  EXPECT_FALSE(left_behind(pid));
+}
+
+// A spawn whose pidfd cannot be opened (the descriptor table full) fails with that reason, and the
+// child it started is ended and reaped, not left running.
+TEST_P(file_io, a_spawn_without_room_for_its_pidfd_fails_and_leaves_no_child) {
+  std::error_code failure;
+  loop().block_on([&]() -> task<void> {
+    rlimit old{};
+    WEFT_CO_ASSERT(::getrlimit(RLIMIT_NOFILE, &old) == 0, "")
+    rlimit low = old;
+    low.rlim_cur = io_test::open_fds() + 4;
+    WEFT_CO_ASSERT(::setrlimit(RLIMIT_NOFILE, &low) == 0, "")
+    std::vector<int> hogs;
+    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) hogs.push_back(fd);
+    auto child = child_process::spawn({"sleep", "30"});  // stdio inherited: only the pidfd needs room
+    for (int fd : hogs) ::close(fd);
+    ::setrlimit(RLIMIT_NOFILE, &old);
+    WEFT_CO_ASSERT(!child, "spawned with a full descriptor table")
+    failure = child.error();
+  }());
+  EXPECT_EQ(failure, std::error_code(EMFILE, std::system_category())) << failure.message();
+  siginfo_t info{};
+  EXPECT_NE(::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT), 0) << "a child was left behind";
+}
+
+// The errors a child_process answers without asking the OS are the ones the OS would give, in
+// the system category, as every OS error weft passes on is.
+TEST_P(file_io, child_process_errors_are_in_the_system_category) {
+  loop().block_on([&]() -> task<void> {
+    auto done = child_process::spawn({"true"});
+    WEFT_CO_ASSERT(done, done.error().message())
+    WEFT_CO_ASSERT(co_await done->wait(), "")
+    auto k = done->kill();
+    WEFT_CO_ASSERT(!k, "a reaped child took a signal")
+    EXPECT_EQ(k.error(), std::error_code(ESRCH, std::system_category()));
+    EXPECT_EQ(k.error(), std::errc::no_such_process);
+    auto moved_from = child_process::spawn({"true"});
+    WEFT_CO_ASSERT(moved_from, "")
+    child_process owner = std::move(*moved_from);
+    auto w = co_await moved_from->wait();
+    WEFT_CO_ASSERT(!w, "a moved-from child was waited for")
+    EXPECT_EQ(w.error(), std::error_code(EBADF, std::system_category()));
+    auto k2 = moved_from->kill();
+    WEFT_CO_ASSERT(!k2, "")
+    EXPECT_EQ(k2.error(), std::error_code(EBADF, std::system_category()));
+    WEFT_CO_ASSERT(co_await owner.wait(), "")
   }());
 }
 

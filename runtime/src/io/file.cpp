@@ -94,6 +94,7 @@ io_leaf<file_op, Finish> on_path(platform::io_opcode code, std::string path, std
   auto op = std::make_unique<file_op>(0, stream_ref());
   op->path = std::move(path);
   op->path2 = std::move(path2);
+  if (code == platform::io_opcode::openat) op->opener = owner;
   platform::io_request& r = *op;
   r.opcode = code;
   r.path = op->path.c_str();

@@ -25,9 +25,7 @@ platform::driver& io_owner::driver(const char* what) const {
 
 void io_owner::post(runnable* item) const noexcept {
   loop_shared* shared = shared_;  // `this` may go with the item (a core the loop releases)
-  shared->ref_inc();
-  shared->submit_internal(item);
-  shared->release();
+  shared->submit_internal(item);  // which holds the loop's shared part until its notify returns
 }
 
 std::int64_t execute_control(const io_owner& owner, const platform::io_request& r, const char* what) {

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/wait.h>
 
+#include <weft/detail/runnable.hpp>
 #include <weft/io/process.hpp>
 #include <weft/io/readiness.hpp>
 
@@ -24,6 +25,44 @@ exit_status status_from(const siginfo_t& info) {
   return s;
 }
 
+// Kills the child and waits for its end (a SIGKILLed child ends at once). Through the pidfd's
+// driver, on the owner thread or, once that loop is gone, on whichever thread disposes of it.
+std::optional<exit_status> kill_and_reap(detail::stream_core& pidfd) noexcept {
+  platform::driver& driver = pidfd.owner.shared()->driver;
+  platform::io_request r;
+  r.opcode = platform::io_opcode::kill;
+  r.fd = pidfd.fd;
+  r.flags = SIGKILL;
+  (void)driver.execute(r);
+  siginfo_t info{};
+  r = platform::io_request{};
+  r.opcode = platform::io_opcode::waitid;
+  r.fd = pidfd.fd;
+  r.data = &info;
+  r.flags = wait_by_pidfd_flags;
+  if (driver.execute(r) < 0) return std::nullopt;  // reaped already, by a wait()
+  return status_from(info);
+}
+
+// A child_process destroyed (or assigned over) on a thread that does not own its loop: the kill
+// and the reap run on the owner's loop, which then drops the pidfd's reference (as a stream's
+// core does, stream_core::drop). Discarded (the loop is gone), they run on the discarding thread.
+class reap_runnable final : public detail::runnable {
+ public:
+  explicit reap_runnable(detail::stream_core* pidfd) noexcept
+      : runnable(detail::runnable_kind::callback), pidfd_(pidfd) {}
+  void run() override { finish(); }
+  void discard() noexcept override { finish(); }
+
+ private:
+  void finish() noexcept {
+    if (pidfd_->fd >= 0) (void)kill_and_reap(*pidfd_);
+    pidfd_->release();
+    delete this;
+  }
+  detail::stream_core* pidfd_;
+};
+
 }  // namespace
 
 child_process& child_process::operator=(child_process&& other) noexcept {
@@ -42,25 +81,20 @@ child_process& child_process::operator=(child_process&& other) noexcept {
 child_process::~child_process() { reap_now(); }
 
 void child_process::reap_now() noexcept {
-  if (!pidfd_ || pidfd_->fd < 0 || status_ || !pidfd_->owner.shared()->on_owner_thread()) return;
-  platform::io_request r;
-  r.opcode = platform::io_opcode::kill;
-  r.fd = pidfd_->fd;
-  r.flags = SIGKILL;
-  (void)pidfd_->owner.shared()->driver.execute(r);
-  siginfo_t info{};
-  r = platform::io_request{};
-  r.opcode = platform::io_opcode::waitid;
-  r.fd = pidfd_->fd;
-  r.data = &info;
-  r.flags = wait_by_pidfd_flags;
-  (void)pidfd_->owner.shared()->driver.execute(r);
-  status_ = status_from(info);
+  if (!pidfd_ || status_ || !pidfd_->owner.valid()) return;
+  // The thread first: the core's descriptor is the owner thread's to read.
+  if (!pidfd_->owner.on_owner_thread()) {
+    detail::stream_core* core = pidfd_.detach();
+    core->owner.post(new reap_runnable(core));
+    return;
+  }
+  if (pidfd_->fd < 0) return;
+  status_ = kill_and_reap(*pidfd_.get());
 }
 
 expected<child_process, std::error_code> child_process::spawn(const std::vector<std::string>& argv,
                                                                const spawn_options& options) {
-  if (argv.empty()) return unexpected(std::make_error_code(std::errc::invalid_argument));
+  if (argv.empty()) return unexpected(std::make_error_code(std::errc::invalid_argument));  // weft's own check
   detail::io_owner owner = detail::io_owner::current("child_process::spawn");
   const stdio modes[3] = {options.in, options.out, options.err};
   int pipes[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
@@ -125,15 +159,16 @@ expected<child_process, std::error_code> child_process::spawn(const std::vector<
   if (parent_fds[1] >= 0) child.out_ = adopt(parent_fds[1]);
   if (parent_fds[2] >= 0) child.err_ = adopt(parent_fds[2]);
   if (pidfd < 0) {
-    // Without a pidfd the child cannot be waited for without blocking the loop: refuse it.
-    return unexpected(std::make_error_code(std::errc::function_not_supported));
+    // A driver that started a child without a pidfd (the real one kills and reaps such a child
+    // and fails the spawn itself): it could not be waited for without blocking the loop.
+    return unexpected(detail::io_error_code(-ENOSYS));
   }
   return child;
 }
 
 task<expected<exit_status, std::error_code>> child_process::wait() {
   if (status_) co_return *status_;
-  if (!pidfd_ || pidfd_->fd < 0) co_return unexpected(std::make_error_code(std::errc::bad_file_descriptor));
+  if (!pidfd_ || pidfd_->fd < 0) co_return unexpected(detail::io_error_code(-EBADF));
   auto ready = co_await wait_readable(pidfd_->fd);
   if (status_) co_return *status_;  // another wait reaped the child meanwhile
   if (!ready) co_return unexpected(ready.error());

@@ -42,8 +42,13 @@ class file_op final : public staged_op {
   std::string path;
   std::string path2;
   struct statx stx {};
+  io_owner opener;  // an open's loop: it closes a descriptor opened for a caller who has gone
 
  private:
+  // An open whose caller went before it completed: nobody will own the descriptor it opened.
+  void orphaned(std::int64_t result) noexcept override {
+    if (opcode == platform::io_opcode::openat && result >= 0) close_descriptor(opener, static_cast<int>(result));
+  }
   stream_ref core_;  // keeps the descriptor open while the kernel may use it
 };
 struct file_read_finish {
@@ -133,8 +138,16 @@ class file {
   void seek(std::uint64_t position) noexcept { position_ = position; }
   bool is_open() const noexcept { return core_ && core_->fd >= 0; }
   int native_handle() const noexcept { return core_ ? core_->fd : -1; }
+  // On the owner thread the descriptor closes now; on another thread the close goes to the owner's
+  // loop with this object's reference, leaving the object closed (as a stream's close does).
   void close() noexcept {
-    if (core_) core_->close();
+    detail::stream_core* core = core_.get();
+    if (core == nullptr) return;
+    if (core->owner.on_owner_thread()) {
+      core->close();
+    } else {
+      detail::stream_core::drop(core_.detach(), true);
+    }
   }
 
  private:

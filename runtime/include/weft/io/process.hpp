@@ -1,8 +1,9 @@
 // weft/io/process.hpp — child processes: spawn with pipes, wait through a pidfd, kill.
 //
 // wait() parks on the child's pidfd becoming readable (no SIGCHLD handler, no blocking thread),
-// then reaps it. A child_process destroyed unwaited is killed (SIGKILL) and reaped at once, so no
-// zombie outlives its object.
+// then reaps it. A child_process destroyed unwaited is killed (SIGKILL) and reaped at once (one
+// destroyed on a thread that does not own its loop: by that loop, at its next turn), so no zombie
+// outlives its object.
 // The simulator does not simulate processes: spawn answers ENOSYS there.
 #pragma once
 

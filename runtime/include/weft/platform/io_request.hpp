@@ -31,9 +31,11 @@
 //   getsockname,
 //   getpeername        fd, addr, addr_len                                   [execute only]
 //   close              fd                                                   [execute only]
-//   spawn              data (const spawn_request*); result is the pid, *pidfd set [execute only]
+//   spawn              data (const spawn_request*); result is the pid, *pidfd set; a child whose
+//                      pidfd cannot be opened is killed and reaped, and its error returned [execute only]
 //   pipe               data (int[2] out), flags (O_CLOEXEC...)              [execute only]
-//   waitid             fd (a pidfd), data (siginfo_t*), flags (WEXITED | WNOHANG) [execute only]
+//   waitid             fd (a pidfd), data (siginfo_t*), flags (WEXITED | WNOHANG); without WNOHANG
+//                      it waits, also on a pidfd the driver made non-blocking [execute only]
 //   kill               fd (a pidfd), flags (the signal)                     [execute only]
 #pragma once
 

@@ -68,8 +68,32 @@ std::int64_t spawn_child(const spawn_request& s) noexcept {
   if (have_attributes) posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (err != 0) return -err;
-  if (s.pidfd_out != nullptr) *s.pidfd_out = open_pidfd(pid);
+  if (s.pidfd_out != nullptr) {
+    const int pidfd = open_pidfd(pid);
+    if (pidfd < 0) {
+      // No pidfd (EMFILE, say): the child could never be waited for or killed through it, so it
+      // is ended and reaped here and the spawn fails with the reason.
+      const int reason = errno;
+      (void)::kill(pid, SIGKILL);
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      return -reason;
+    }
+    *s.pidfd_out = pidfd;
+  }
   return pid;
+}
+
+// waitid on a pidfd. The epoll backend makes every descriptor it watches non-blocking, a pidfd
+// included, and waitid without WNOHANG on such a pidfd answers EAGAIN instead of waiting: so a
+// blocking wait polls the pidfd until the child has ended, then takes its status.
+std::int64_t wait_on_pidfd(int pidfd, siginfo_t* info, int flags) noexcept {
+  for (;;) {
+    const std::int64_t rc = result_of(::waitid(P_PIDFD, static_cast<id_t>(pidfd), info, flags));
+    if (rc != -EAGAIN || (flags & WNOHANG) != 0) return rc;
+    pollfd ended{pidfd, POLLIN, 0};
+    if (::poll(&ended, 1, -1) < 0 && errno != EINTR) return -errno;
+  }
 }
 
 }  // namespace
@@ -165,8 +189,7 @@ std::int64_t execute_now(const io_request& r) noexcept {
     case io_opcode::close: return result_of(::close(r.fd));
     case io_opcode::spawn: return spawn_child(*static_cast<const spawn_request*>(r.data));
     case io_opcode::pipe: return result_of(::pipe2(static_cast<int*>(r.data), r.flags));
-    case io_opcode::waitid:
-      return result_of(::waitid(P_PIDFD, static_cast<id_t>(r.fd), static_cast<siginfo_t*>(r.data), r.flags));
+    case io_opcode::waitid: return wait_on_pidfd(r.fd, static_cast<siginfo_t*>(r.data), r.flags);
     case io_opcode::kill:
 #ifdef SYS_pidfd_send_signal
       return result_of(::syscall(SYS_pidfd_send_signal, r.fd, r.flags, nullptr, 0));

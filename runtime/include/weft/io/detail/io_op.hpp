@@ -62,9 +62,9 @@ class io_owner {
   loop_shared* shared() const noexcept { return shared_; }
   // Whether the calling thread is the owner loop's (false on an empty object).
   bool on_owner_thread() const noexcept { return shared_ != nullptr && shared_->on_owner_thread(); }
-  // Any thread, on a valid object: queues `item` on the owner's loop. The pushed item may let the
-  // loop finish and free its shared part before the submission's notify returns, so a reference
-  // of the call's own holds it until then. The item may also free this object (its core).
+  // Any thread, on a valid object: queues `item` on the owner's loop (loop_shared::submit_internal,
+  // which keeps the loop's shared part alive until its notify returns). The item may free this
+  // object (its core) as soon as it is queued.
   void post(runnable* item) const noexcept;
 
  private:
