@@ -61,6 +61,24 @@ host_table::record* host_table::find_running(const host& h, const char* call, co
   return r;
 }
 
+host_table::record* host_table::find_stoppable(const host& h, const char* call, const platform::source_location& loc) {
+  record* r = find_running(h, call, loc);
+  if (r == nullptr) return nullptr;
+  // The scenario's own host has no process to stop, and a host's own thread cannot stop its
+  // host: the stop waits for the host's main, which would wait for itself.
+  if (h.id == 0) {
+    usage(std::string(call) + " of host 'main', where the scenario itself runs", loc);
+    return nullptr;
+  }
+  if (const detail::fiber_record* self = engine_.running(); self != nullptr && self->host == h.id) {
+    usage(std::string(call) + " of host '" + h.name +
+              "' from one of its own threads (a host is stopped from the scenario or from another host)",
+          loc);
+    return nullptr;
+  }
+  return r;
+}
+
 std::optional<host> host_table::add(std::string_view name, const platform::source_location& loc) {
   if (name.empty()) {
     usage("add_host with an empty name", loc);
@@ -135,7 +153,7 @@ void host_table::stop(record& r, bool crashed) {
 }
 
 void host_table::crash(const host& h, const platform::source_location& loc) {
-  record* r = find_running(h, "crash", loc);
+  record* r = find_stoppable(h, "crash", loc);
   if (r == nullptr) return;
   io::world& w = engine_.io_world();
   w.crash_host(h.id);
@@ -145,7 +163,7 @@ void host_table::crash(const host& h, const platform::source_location& loc) {
 }
 
 void host_table::shutdown(const host& h, const platform::source_location& loc) {
-  record* r = find_running(h, "shutdown", loc);
+  record* r = find_stoppable(h, "shutdown", loc);
   if (r == nullptr) return;
   engine_.world_event("host " + h.name + " shuts down");
   stop(*r, false);

@@ -62,6 +62,8 @@ class host_table {
   record* find(const host& h, const char* call, const platform::source_location& loc);
   // find(), and a usage error naming `call` when the host is not running.
   record* find_running(const host& h, const char* call, const platform::source_location& loc);
+  // find_running, also refusing the scenario's own host and a call from one of h's own threads.
+  record* find_stoppable(const host& h, const char* call, const platform::source_location& loc);
   void usage(const std::string& what, const platform::source_location& loc);
   void stop(record& r, bool crashed);
 

@@ -433,6 +433,17 @@ TEST(hosts, a_scenarios_mistakes_are_usage_errors_naming_the_line) {
         sim.shutdown(*a);
       },
       "shutdown of host 'a', which is not running");
+  expect_usage([](weft::sim::context& sim) { sim.crash(sim.this_host()); },
+               "crash of host 'main', where the scenario itself runs");
+  expect_usage([](weft::sim::context& sim) { sim.shutdown(sim.this_host()); },
+               "shutdown of host 'main', where the scenario itself runs");
+  expect_usage(
+      [](weft::sim::context& sim) {
+        const auto a = sim.add_host("a");
+        sim.boot(*a, [&sim, a](weft::sim::host_process&) { sim.crash(*a); });
+        sim.shutdown(*a);  // waits for the main, which made the mistake and returned
+      },
+      "crash of host 'a' from one of its own threads");
   expect_usage([](weft::sim::context& sim) { (void)sim.add_host("main"); }, "already has a host of that name");
   expect_usage(
       [](weft::sim::context& sim) {

@@ -102,6 +102,8 @@ class context {
   // on_crash hook runs and the crash waits for its main to return. boot() restarts it.
   void crash(const host& h, platform::source_location loc = platform::source_location::current());
   // Stops `h` gracefully: its process's on_shutdown hook runs, then this waits for its main.
+  // Neither stops the scenario's own host ("main") nor is called from a thread of `h` itself:
+  // both fail the run as usage errors.
   void shutdown(const host& h, platform::source_location loc = platform::source_location::current());
   bool running(const host& h) const;
   // A thread on host `h` (a client process there, say), retried as start_thread; it lives in
