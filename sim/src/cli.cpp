@@ -828,7 +828,7 @@ int cli_main(int argc, char** argv) {
   app.footer("Exit status: 0 pass, 1 a run failed (fuzz: a seed failed; shrink: the seed passes), 2 a bad flag or "
              "value (a malformed seed or shard, a value out of range, flags that do not combine), 3 an output file "
              "cannot be opened or written, or a worker thread not started, 4 an unknown scenario (or none "
-             "registered), 5 a --param knob the scenario does not declare, 6 a record from another build (without "
+             "registered, or one name registered twice, or a doc or knobs for no scenario), 5 a --param knob the scenario does not declare, 6 a record from another build (without "
              "--force), 7 a record that cannot be read or is malformed, truncated, of another version or out of "
              "range; merge: 2 for inputs that are not one campaign's shards.\n"
              "--save FILE (run, fuzz, shrink) writes a replay record: run's whatever the outcome, fuzz's lowest "
@@ -894,6 +894,10 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (merge_cmd->parsed()) return merge_campaigns(merge_files, merge_json);  // reads files, runs nothing
+    if (const std::vector<std::string> problems = registry::global().problems(); !problems.empty()) {
+      for (const std::string& p : problems) std::fprintf(stderr, "weft-sim: this binary's scenarios: %s\n", p.c_str());
+      return exit_unknown_scenario;
+    }
     if (registry::global().all().empty()) {
       // The usual cause: the scenarios sit in a static library and nothing references their
       // objects, so the linker dropped them with their registrations.

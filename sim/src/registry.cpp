@@ -23,8 +23,13 @@ registry& registry::global() {
 
 void registry::add(scenario s) {
   for (auto& existing : scenarios_) {
-    if (existing.name == s.name) {  // a doc or knobs registered first: fill in the body
-      existing.body = s.body;
+    if (existing.name == s.name) {
+      // Two bodies under one name would leave the link order to pick the one that runs.
+      if (existing.body != nullptr) {
+        problems_.push_back("scenario '" + s.name + "' is defined twice (two WEFT_SIM_SCENARIO(" + s.name + "))");
+        return;
+      }
+      existing.body = s.body;  // a doc or knobs registered first: fill in the body
       return;
     }
   }
@@ -34,6 +39,10 @@ void registry::add(scenario s) {
 void registry::describe(const std::string& name, std::string description) {
   for (auto& existing : scenarios_) {
     if (existing.name == name) {
+      if (!existing.description.empty()) {
+        problems_.push_back("scenario '" + name + "' is described twice (two WEFT_SIM_SCENARIO_DOC(" + name + "))");
+        return;
+      }
       existing.description = std::move(description);
       return;
     }
@@ -53,11 +62,27 @@ void registry::declare_knobs(const std::string& name, std::vector<knob> knobs) {
   }
   for (auto& existing : scenarios_) {
     if (existing.name == name) {
+      if (std::find(knobs_declared_.begin(), knobs_declared_.end(), name) != knobs_declared_.end()) {
+        problems_.push_back("scenario '" + name + "' declares its knobs twice (two WEFT_SIM_SCENARIO_KNOBS(" + name +
+                            "))");
+        return;
+      }
       existing.knobs = std::move(knobs);
+      knobs_declared_.push_back(name);
       return;
     }
   }
   scenarios_.push_back(scenario{name, {}, nullptr, std::move(knobs)});
+  knobs_declared_.push_back(name);
+}
+
+std::vector<std::string> registry::problems() const {
+  std::vector<std::string> out = problems_;
+  for (const auto& s : scenarios_) {
+    // A doc or knobs under a name no WEFT_SIM_SCENARIO defines: a typo, or a dropped object file.
+    if (s.body == nullptr) out.push_back("'" + s.name + "' has a doc or knobs but no WEFT_SIM_SCENARIO(" + s.name + ")");
+  }
+  return out;
 }
 
 const scenario* registry::find(const std::string& name) const {

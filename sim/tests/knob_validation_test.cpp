@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <weft/sim/options.hpp>
 #include <weft/sim/run.hpp>
@@ -101,3 +102,37 @@ TEST(library_validation, shrink_tries_no_seed_past_the_largest) {
 }
 
 }  // namespace
+
+namespace {
+void first_body(weft::sim::context&) {}
+void second_body(weft::sim::context&) {}
+}  // namespace
+
+// Registrations run before main, in link order: a name defined twice, or a doc or knobs for a name
+// no scenario defines, is a problem the registry keeps for the command line to refuse, rather
+// than one body silently winning.
+TEST(library_validation, a_registry_names_each_registration_mistake) {
+  weft::sim::registry r;
+  r.add({"twice", "", &first_body, {}});
+  r.add({"twice", "", &second_body, {}});
+  r.describe("twice", "one line");
+  r.describe("twice", "another line");
+  r.declare_knobs("twice", {{"n", 1, 2, "a knob"}});
+  r.declare_knobs("twice", {{"n", 1, 3, "a knob"}});
+  r.describe("typo", "documents nothing");
+  r.declare_knobs("other_typo", {{"k", 0, 1, "a knob"}});
+  const std::vector<std::string> expected = {
+      "scenario 'twice' is defined twice (two WEFT_SIM_SCENARIO(twice))",
+      "scenario 'twice' is described twice (two WEFT_SIM_SCENARIO_DOC(twice))",
+      "scenario 'twice' declares its knobs twice (two WEFT_SIM_SCENARIO_KNOBS(twice))",
+      "'typo' has a doc or knobs but no WEFT_SIM_SCENARIO(typo)",
+      "'other_typo' has a doc or knobs but no WEFT_SIM_SCENARIO(other_typo)",
+  };
+  EXPECT_EQ(r.problems(), expected);
+  const weft::sim::scenario* kept = r.find("twice");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->description, "one line");
+  ASSERT_EQ(kept->knobs.size(), 1u);
+  EXPECT_EQ(kept->knobs[0].max, 2);
+  EXPECT_TRUE(weft::sim::registry::global().problems().empty());
+}

@@ -61,9 +61,15 @@ class registry {
   void declare_knobs(const std::string& name, std::vector<knob> knobs);
   // Sorted by name.
   std::vector<const scenario*> all() const;
+  // What the registrations got wrong, one line each: a name defined, described or given knobs
+  // twice, a doc or knobs for a name no scenario has. Registrars run before main and cannot
+  // report, so the command line refuses to run while this is not empty.
+  std::vector<std::string> problems() const;
 
  private:
   std::vector<scenario> scenarios_;
+  std::vector<std::string> problems_;
+  std::vector<std::string> knobs_declared_;  // the names WEFT_SIM_SCENARIO_KNOBS has named
 };
 
 struct scenario_registrar {
