@@ -154,7 +154,7 @@ void event_loop::task_finished(detail::task_header* cell) noexcept {
 
 void event_loop::user_timer::on_fire() {
   if (period > duration::zero()) {
-    loop->timers_.arm(this, deadline() + period);  // re-arm first: a throwing callback keeps ticking
+    loop->timers_.arm(this, detail::deadline_after(deadline(), period));  // re-arm first: a throwing callback keeps ticking
     invoke();
     return;
   }
@@ -178,7 +178,7 @@ timer_id event_loop::add_user_timer(duration delay, duration period, user_timer*
   timer->id = next_timer_id_++;
   timer->period = period;
   user_timers_.emplace(timer->id, timer);
-  timers_.arm(timer, platform::clock::now() + delay);
+  timers_.arm(timer, detail::deadline_after(platform::clock::now(), delay));
   return timer_id{timer->id};
 }
 

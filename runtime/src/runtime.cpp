@@ -372,7 +372,7 @@ drain_outcome runtime::drain(std::optional<duration> deadline) {
   check_running("drain");
   if (cannot_wait_here(core_.get())) throw usage_error("runtime::drain would deadlock on this thread");
   std::optional<instant> until;
-  if (deadline) until = platform::clock::now() + *deadline;
+  if (deadline) until = detail::deadline_after(platform::clock::now(), *deadline);
   // Close admission (not the workers): accepted work keeps running to completion.
   core_->close_admission();
   return core_->tasks().wait_idle(until) ? drain_outcome::drained : drain_outcome::timed_out;

@@ -92,7 +92,7 @@ drain_outcome stealing_pool::drain(std::optional<duration> deadline) {
   check_not_on_worker("drain");
   if (stopped_) throw usage_error("stealing_pool::drain after stop()");
   std::optional<instant> until;
-  if (deadline) until = platform::clock::now() + *deadline;
+  if (deadline) until = detail::deadline_after(platform::clock::now(), *deadline);
   core_->close_admission();
   return core_->tasks().wait_idle(until) ? drain_outcome::drained : drain_outcome::timed_out;
 }

@@ -515,3 +515,105 @@ TEST(timer_cancellation, shutdown_drops_every_timer_and_what_it_holds) {
   EXPECT_EQ(target.live, 0);
   EXPECT_EQ(callback_state.drops.load(), 1);
 }
+
+namespace {
+
+// Durations at the edge of the clock's range: a deadline past it saturates ("never"), so such a
+// sleep or timeout does not wrap into the past and fire at once (nor overflow, which the UBSan
+// build would report); a negative one is due at once.
+TEST(timer_limits, a_sleep_longer_than_the_clock_holds_never_ends) {
+  weft::event_loop loop;
+  bool forever_ended = false;
+  bool hours_ended = false;
+  auto forever = loop.spawn([&]() -> weft::task<void> {
+    co_await weft::sleep(weft::duration::max());
+    forever_ended = true;
+  });
+  auto hours = loop.spawn([&]() -> weft::task<void> {
+    co_await weft::sleep(std::chrono::hours::max());
+    hours_ended = true;
+  });
+  loop.block_on([]() -> weft::task<void> { co_await weft::sleep(5ms); }());
+  EXPECT_FALSE(forever_ended);
+  EXPECT_FALSE(hours_ended);
+  EXPECT_EQ(loop.armed_timers(), 2u);
+  forever.abort();
+  hours.abort();
+  loop.run_until_stalled();
+  EXPECT_EQ(loop.armed_timers(), 0u);
+}
+
+TEST(timer_limits, a_timeout_longer_than_the_clock_holds_lets_the_operation_finish) {
+  weft::event_loop loop;
+  for (const weft::duration limit : {weft::duration::max(), weft::duration::max() - 1ns}) {
+    auto r = loop.block_on([limit]() -> weft::task<weft::expected<int, weft::timeout_error>> {
+      co_return co_await weft::timeout(limit, []() -> weft::task<int> {
+        co_await weft::sleep(2ms);
+        co_return 7;
+      }());
+    }());
+    ASSERT_TRUE(r) << "timed out at once";
+    EXPECT_EQ(*r, 7);
+  }
+  auto in_days = loop.block_on([]() -> weft::task<weft::expected<int, weft::timeout_error>> {
+    co_return co_await weft::timeout(std::chrono::duration<double, std::ratio<86400>>(1e300),
+                                     []() -> weft::task<int> { co_return 8; }());
+  }());
+  ASSERT_TRUE(in_days);
+  EXPECT_EQ(*in_days, 8);
+}
+
+TEST(timer_limits, a_negative_sleep_ends_at_once_and_an_interval_needs_a_positive_period) {
+  weft::event_loop loop;
+  loop.block_on([]() -> weft::task<void> {
+    co_await weft::sleep(weft::duration::min());
+    co_await weft::sleep(-1h);
+  }());
+  EXPECT_THROW(weft::interval(0ms), weft::usage_error);
+  EXPECT_THROW(weft::interval(-1ms), weft::usage_error);
+  // A period past the clock's range: the first tick at once, the next never.
+  weft::interval slow(std::chrono::hours::max());
+  EXPECT_EQ(slow.period(), weft::duration::max());
+  bool second = false;
+  auto ticker = loop.spawn([&]() -> weft::task<void> {
+    co_await slow.tick();
+    co_await slow.tick();
+    second = true;
+  });
+  loop.block_on([]() -> weft::task<void> { co_await weft::sleep(5ms); }());
+  EXPECT_FALSE(second);
+  ticker.abort();
+  loop.run_until_stalled();
+}
+
+TEST(timer_limits, a_timeout_callback_longer_than_the_clock_holds_stays_armed) {
+  weft::event_loop loop;
+  bool fired = false;
+  const weft::timer_id id = loop.set_timeout(weft::duration::max(), [&] { fired = true; });
+  loop.block_on([]() -> weft::task<void> { co_await weft::sleep(5ms); }());
+  EXPECT_FALSE(fired);
+  EXPECT_TRUE(loop.clear_timer(id));
+}
+
+}  // namespace
+
+namespace {
+// A drain given a deadline past the clock's range waits for the tasks, not for nothing.
+TEST(timer_limits, a_drain_deadline_longer_than_the_clock_holds_waits_for_the_tasks) {
+  auto rt = weft::runtime::builder().workers(1).build();
+  auto h = rt.scheduler().spawn_anywhere([]() -> weft::task<int> {
+    co_await weft::sleep(5ms);
+    co_return 1;
+  });
+  EXPECT_EQ(rt.drain(weft::duration::max()), weft::drain_outcome::drained);
+  auto pool = weft::stealing_pool::builder().workers(1).build();
+  auto p = pool.spawn([]() -> weft::task<int> {
+    co_await weft::yield_now();
+    co_return 2;
+  });
+  EXPECT_EQ(pool.drain(weft::duration::max()), weft::drain_outcome::drained);
+  EXPECT_EQ(h.join().value(), 1);
+  EXPECT_EQ(p.join().value(), 2);
+  (void)std::move(rt).stop();
+}
+}  // namespace

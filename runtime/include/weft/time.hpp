@@ -78,10 +78,11 @@ class sleep_leaf {
 };
 
 inline sleep_leaf sleep_until(instant deadline) { return sleep_leaf(deadline); }
-inline sleep_leaf sleep(duration d) { return sleep_leaf(platform::clock::now() + d); }
+// A sleep too long for the clock's range ends never (the deadline saturates); a negative one at once.
+inline sleep_leaf sleep(duration d) { return sleep_leaf(detail::deadline_after(platform::clock::now(), d)); }
 template <class Rep, class Period>
 sleep_leaf sleep(std::chrono::duration<Rep, Period> d) {
-  return sleep(std::chrono::duration_cast<duration>(std::chrono::ceil<duration>(d)));
+  return sleep(detail::saturating_ceil(d));
 }
 
 // Leaf: gives other ready work a turn, then resumes (the task goes to the back of the microtask
@@ -240,29 +241,29 @@ auto timeout_at(instant deadline, A&& operation) {
 }
 template <class A>
 auto timeout(duration d, A&& operation) {
-  return timeout_at(platform::clock::now() + d, std::forward<A>(operation));
+  return timeout_at(detail::deadline_after(platform::clock::now(), d), std::forward<A>(operation));
 }
 template <class Rep, class Period, class A>
 auto timeout(std::chrono::duration<Rep, Period> d, A&& operation) {
-  return timeout(std::chrono::ceil<duration>(d), std::forward<A>(operation));
+  return timeout(detail::saturating_ceil(d), std::forward<A>(operation));
 }
 
 // ---- interval ----------------------------------------------------------------------------------
 
 // Ticks every `period`. The first tick is immediate; a tick that is late does not shift the
-// schedule (missed ticks complete at once, one per tick() call, until it caught up).
+// schedule (missed ticks complete at once, one per tick() call, until it caught up). A period
+// that is not positive is a usage_error; ticks past the clock's range never come.
 class interval {
  public:
   explicit interval(duration period) : period_(period), next_(platform::clock::now()) {
-    WEFT_ASSERT(period > duration::zero());
+    if (period <= duration::zero()) throw usage_error("interval needs a positive period");
   }
   template <class Rep, class Period>
-  explicit interval(std::chrono::duration<Rep, Period> period)
-      : interval(std::chrono::ceil<duration>(period)) {}
+  explicit interval(std::chrono::duration<Rep, Period> period) : interval(detail::saturating_ceil(period)) {}
 
   sleep_leaf tick() {
     const instant at = next_;
-    next_ += period_;
+    next_ = detail::deadline_after(next_, period_);
     return sleep_leaf(at);
   }
   duration period() const noexcept { return period_; }
