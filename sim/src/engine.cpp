@@ -374,8 +374,9 @@ void engine::start_liveness(duration fault_window, duration recovery_bound,
     fail("usage: start_liveness needs a fault window >= 0 and a recovery bound > 0 (at " + site + ")");
     return;
   }
-  faults_until_ = now_ + fault_window;
-  recover_by_ = faults_until_ + recovery_bound;
+  // Saturating: a window or bound past virtual time's range means "until the run ends".
+  faults_until_ = weft::detail::deadline_after(now_, fault_window);
+  recover_by_ = weft::detail::deadline_after(faults_until_, recovery_bound);
   note("liveness: faults stop at t=" + std::to_string((faults_until_ - epoch()).count()) + "ns, goal due by t=" +
        std::to_string((*recover_by_ - epoch()).count()) + "ns");
 }

@@ -94,6 +94,31 @@ TEST(liveness, a_scenario_that_ends_without_its_goal_did_not_recover) {
       << r.failures.front();
 }
 
+// A window or bound past virtual time's range lasts to the end of the run: it neither wraps into
+// the past (faults off at once, the goal overdue at once) nor overflows.
+TEST(liveness, a_window_and_bound_longer_than_the_clock_holds_last_the_run) {
+  const check_result r = check({.seeds = 20, .sim = buggify_always()}, [](weft::sim::context& sim) {
+    sim.start_liveness(1ms, weft::duration::max());
+    weft::event_loop loop;
+    loop.block_on([](weft::sim::context* sim) -> weft::task<void> {
+      co_await weft::sleep(10ms);
+      sim->recovered();
+    }(&sim));
+  });
+  EXPECT_TRUE(r.passed) << r.message();
+  bool drawn = false;
+  const check_result open_window = check({.seeds = 1, .sim = buggify_always()}, [&drawn](weft::sim::context& sim) {
+    sim.start_liveness(weft::duration::max(), 1ms);
+    weft::event_loop loop;
+    loop.block_on([&drawn]() -> weft::task<void> {
+      co_await weft::sleep(10ms);
+      for (int i = 0; i < 100 && !drawn; ++i) drawn = weft::sim::buggify("open.site");
+    }());
+  });
+  EXPECT_TRUE(drawn) << "no fault was drawn inside a window that lasts the run";
+  EXPECT_FALSE(open_window.passed) << "the goal was never reached";
+}
+
 TEST(liveness, misuse_fails_the_run_naming_the_line) {
   const check_result twice = check({.seeds = 1, .shrink = false}, [](weft::sim::context& sim) {
     sim.start_liveness(window, bound);
