@@ -163,10 +163,21 @@ void write_trace_and_record(const scenario& s, std::uint64_t seed, options o, co
 
 std::string rerun_command(const check_options& o) {
   if (!o.rerun.empty()) return o.rerun;
-  return program_invocation_name;  // glibc: argv[0] as the program was started
+  return shell_word(program_invocation_name);  // glibc: argv[0] as the program was started
 }
 
 }  // namespace
+
+std::string shell_word(std::string_view word) {
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_./=:+-").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return std::string(word);
+  std::string out = "'";
+  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::string check_result::message() const {
   if (passed) {

@@ -1,6 +1,7 @@
 // check_api_test.cpp — weft::sim::check and WEFT_SIM_TEST: a sound body passes, a racy one is
 // found, shrunk, traced and reproduced by the environment line it prints, and bad environment
 // values are refused before any run.
+#include <cerrno>  // program_invocation_name
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest-spi.h>
 
@@ -53,6 +55,36 @@ class scoped_env {
   const char* name_;
   std::optional<std::string> old_;
 };
+
+// Points program_invocation_name (argv[0], the reproduction's default command) elsewhere for
+// one scope.
+class scoped_program_name {
+ public:
+  explicit scoped_program_name(std::string name) : name_(std::move(name)), old_(program_invocation_name) {
+    program_invocation_name = name_.data();
+  }
+  ~scoped_program_name() { program_invocation_name = old_; }
+  scoped_program_name(const scoped_program_name&) = delete;
+  scoped_program_name& operator=(const scoped_program_name&) = delete;
+
+ private:
+  std::string name_;
+  char* old_;
+};
+
+// The messages of the failures gtest_check reports, caught instead of failing this test.
+std::vector<std::string> gtest_check_failures(const char* suite, const char* name, check_options o,
+                                              void (*body)(weft::sim::context&)) {
+  ::testing::TestPartResultArray caught;
+  {
+    ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, &caught);
+    weft::sim::gtest_check(suite, name, std::move(o), body);
+  }
+  std::vector<std::string> messages;
+  for (int i = 0; i < caught.size(); ++i) messages.emplace_back(caught.GetTestPartResult(i).message());
+  return messages;
+}
 
 TEST(check_api, a_sound_body_passes_every_seed) {
   scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
@@ -188,6 +220,38 @@ TEST(check_api, a_record_is_replayed_by_the_check_that_wrote_it) {
   scoped_env foreign_record("WEFT_SIM_RECORD", foreign);
   EXPECT_NE(refused({.name = "check_api.racy_pct"}).find("written by build "), std::string::npos);
   std::filesystem::remove(foreign);
+  std::filesystem::remove(r.trace_path);
+  std::filesystem::remove(r.record_path);
+}
+
+TEST(check_api, shell_word_quotes_what_the_shell_would_split_or_expand) {
+  EXPECT_EQ(weft::sim::shell_word("./build/sim/my_tests"), "./build/sim/my_tests");
+  EXPECT_EQ(weft::sim::shell_word("--gtest_filter=suite.name"), "--gtest_filter=suite.name");
+  EXPECT_EQ(weft::sim::shell_word("/opt/build dir/my_tests"), "'/opt/build dir/my_tests'");
+  EXPECT_EQ(weft::sim::shell_word("it's$HOME"), "'it'\\''s$HOME'");
+  EXPECT_EQ(weft::sim::shell_word(""), "''");
+}
+
+// A program path with a space is one word of the reproduction, by check() and WEFT_SIM_TEST.
+TEST(check_api, the_reproduction_quotes_the_program_path) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  scoped_env dir("WEFT_SIM_TRACE_DIR", ::testing::TempDir());
+  scoped_program_name program("/opt/build dir/it's_tests");
+  const check_result r = check({.seeds = 500, .shrink = false, .name = "check_api.quoted"}, racy);
+  ASSERT_FALSE(r.passed);
+  EXPECT_EQ(r.reproduction, "WEFT_SIM_SEED=" + std::to_string(r.failing_seed) + " '/opt/build dir/it'\\''s_tests'");
+
+  const std::vector<std::string> failures =
+      gtest_check_failures("suite", "racy", check_options{.seeds = 500, .shrink = false}, racy);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures.front().find("reproduce: WEFT_SIM_SEED=" + std::to_string(r.failing_seed) +
+                                  " '/opt/build dir/it'\\''s_tests' --gtest_filter=suite.racy"),
+            std::string::npos)
+      << failures.front();
+  const std::string stem = ::testing::TempDir() + "suite.racy-seed-" + std::to_string(r.failing_seed);
+  std::filesystem::remove(stem + ".json");
+  std::filesystem::remove(stem + ".weft-sim.json");
   std::filesystem::remove(r.trace_path);
   std::filesystem::remove(r.record_path);
 }

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <weft/sim/context.hpp>
@@ -48,7 +49,7 @@ struct check_options {
   std::uint64_t shrink_runs = check_shrink_runs_default;
   std::string name = "check";  // names the failing case and its trace file
   // The command that runs this check again, which the reproduction prefixes with WEFT_SIM_SEED;
-  // empty: the running program's own name.
+  // empty: the running program's own name, quoted for the shell (shell_word). Used as given.
   std::string rerun{};
 };
 
@@ -75,6 +76,10 @@ struct check_result {
   // has probes).
   std::string message() const;
 };
+
+// `word` as one word of a POSIX shell command: unchanged when it holds only [A-Za-z0-9_./=:+-],
+// otherwise in single quotes (an embedded ' as '\''), so a path with a space reruns as printed.
+std::string shell_word(std::string_view word);
 
 // Runs `body` as described above. Throws invalid_options for an option or environment value
 // outside its range (before any run).

@@ -26,7 +26,7 @@ namespace weft::sim {
 inline void gtest_check(const char* suite, const char* name, check_options o, void (*body)(context&)) {
   const std::string test = std::string(suite) + "." + name;
   o.name = test;
-  if (o.rerun.empty()) o.rerun = std::string(program_invocation_name) + " --gtest_filter=" + test;
+  if (o.rerun.empty()) o.rerun = shell_word(program_invocation_name) + " " + shell_word("--gtest_filter=" + test);
   const check_result r = check(o, body);
   if (!r.passed) ADD_FAILURE() << r.message();
 }
