@@ -39,6 +39,7 @@ struct plan {
   std::uint64_t seeds = 0;
   bool exact = false;           // WEFT_SIM_SEED: one seed, no shrinking
   bool strategy_from_environment = false;
+  std::string record_file;      // WEFT_SIM_RECORD, when the seed and options came from a record
   options sim;
   std::filesystem::path trace_dir;
 };
@@ -75,6 +76,7 @@ plan plan_of(const check_options& o) {
     p.seeds = 1;
     p.exact = true;
     p.sim = rec.opts;
+    p.record_file = *v;
   }
   if (auto v = environment("WEFT_SIM_SEEDS")) p.seeds = parse_integer<std::uint64_t>("WEFT_SIM_SEEDS", *v, 1, u64_max);
   if (auto v = environment("WEFT_SIM_SEED")) {
@@ -233,8 +235,14 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
   }
   if (r.passed) return r;
 
-  r.reproduction = "WEFT_SIM_SEED=" + std::to_string(r.failing_seed) + " ";
-  if (p.strategy_from_environment) r.reproduction += std::string("WEFT_SIM_STRATEGY=") + to_string(p.sim.strategy) + " ";
+  // Every option the code does not set itself goes into the line: the record's (which hold more
+  // than the seed), or the strategy the environment chose.
+  if (!p.record_file.empty()) {
+    r.reproduction = "WEFT_SIM_RECORD=" + shell_word(p.record_file) + " ";
+  } else {
+    r.reproduction = "WEFT_SIM_SEED=" + std::to_string(r.failing_seed) + " ";
+    if (p.strategy_from_environment) r.reproduction += std::string("WEFT_SIM_STRATEGY=") + to_string(p.sim.strategy) + " ";
+  }
   r.reproduction += rerun_command(o);
   if (o.shrink && !p.exact) {
     shrink_limits limits;

@@ -256,6 +256,30 @@ TEST(check_api, the_reproduction_quotes_the_program_path) {
   std::filesystem::remove(r.record_path);
 }
 
+// A failure replayed from a record reproduces with the record, not with its seed alone: the
+// seed under the code's own options (here the random strategy, not the record's pct) is another run.
+TEST(check_api, a_record_replay_reproduces_with_the_record) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  scoped_env strategy("WEFT_SIM_STRATEGY", std::nullopt);
+  scoped_env dir("WEFT_SIM_TRACE_DIR", ::testing::TempDir());
+  check_options pct{.seeds = 500, .shrink = false, .name = "check_api.racy_pct_line"};
+  pct.sim.strategy = weft::sim::strategy_kind::pct;
+  pct.sim.pct_steps = 100;  // finds the race within the 500 seeds (see above)
+  const check_result r = check(pct, racy);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.record_path.empty()) << r.record_error;
+
+  scoped_env record("WEFT_SIM_RECORD", r.record_path);
+  const check_result again = check({.seeds = 500, .name = "check_api.racy_pct_line", .rerun = "./my_tests"}, racy);
+  ASSERT_FALSE(again.passed);
+  EXPECT_EQ(again.reproduction, "WEFT_SIM_RECORD=" + r.record_path + " ./my_tests");
+  EXPECT_NE(again.message().find("\nreproduce: " + again.reproduction), std::string::npos) << again.message();
+
+  std::filesystem::remove(r.trace_path);
+  std::filesystem::remove(r.record_path);
+}
+
 TEST(check_api, the_environment_overrides_seeds_and_strategy) {
   scoped_env seed("WEFT_SIM_SEED", std::nullopt);
   scoped_env seeds("WEFT_SIM_SEEDS", "7");
