@@ -40,6 +40,7 @@ struct plan {
   bool exact = false;           // WEFT_SIM_SEED: one seed, no shrinking
   bool strategy_from_environment = false;
   std::string record_file;      // WEFT_SIM_RECORD, when the seed and options came from a record
+  std::optional<record> replayed;  // that record
   options sim;
   std::filesystem::path trace_dir;
 };
@@ -77,6 +78,7 @@ plan plan_of(const check_options& o) {
     p.exact = true;
     p.sim = rec.opts;
     p.record_file = *v;
+    p.replayed = rec;
   }
   if (auto v = environment("WEFT_SIM_SEEDS")) p.seeds = parse_integer<std::uint64_t>("WEFT_SIM_SEEDS", *v, 1, u64_max);
   if (auto v = environment("WEFT_SIM_SEED")) {
@@ -140,10 +142,13 @@ void write_file(const std::filesystem::path& path, const std::function<void(std:
   written = path.string();
 }
 
-// The failing run's Chrome trace and its replay record, side by side in the trace directory.
-void write_trace_and_record(const scenario& s, std::uint64_t seed, options o, const plan& p, check_result& r) {
+// The failing run's Chrome trace, from a rerun of its seed (returned, to compare), and its replay
+// record, side by side in the trace directory. The record holds the failing run's outcome and
+// trace hash, so replaying it shows whether a rerun still goes that way.
+run_result write_trace_and_record(const scenario& s, std::uint64_t seed, options o, std::uint64_t failing_hash,
+                                  const plan& p, check_result& r) {
   o.record_trace = true;
-  const run_result traced = run(s, seed, o);
+  run_result traced = run(s, seed, o);
   const std::string stem = file_safe(s.name) + "-seed-" + std::to_string(seed);
   write_file(
       p.trace_dir / (stem + ".json"), [&](std::ostream& out) { write_chrome(out, traced.events, traced.fiber_names, traced.fiber_hosts, traced.host_names); },
@@ -155,13 +160,19 @@ void write_trace_and_record(const scenario& s, std::uint64_t seed, options o, co
   rec.seed = seed;
   rec.opts = o;
   rec.opts.record_trace = false;
-  rec.passed = traced.passed;
-  rec.failure = traced.failures.empty() ? "" : traced.failures.front().substr(0, traced.failures.front().find('\n'));
-  rec.trace_hash = traced.trace_hash;
+  rec.passed = false;
+  rec.failure = r.failures.empty() ? "" : r.failures.front().substr(0, r.failures.front().find('\n'));
+  rec.trace_hash = failing_hash;
   write_file(
       p.trace_dir / (stem + ".weft-sim.json"), [&](std::ostream& out) { out << render_record(rec); }, r.record_path,
       r.record_error);
+  return traced;
 }
+
+// What a rerun of the failing seed that went another way says about the body.
+constexpr const char* nondeterministic_body =
+    "the body is nondeterministic: the same seed and options ran differently, so it depends on state that "
+    "outlives a run (statics, globals, std::rand) or on real time or real threads";
 
 std::string rerun_command(const check_options& o) {
   if (!o.rerun.empty()) return o.rerun;
@@ -188,18 +199,20 @@ std::string check_result::message() const {
            (coverage.empty() ? "" : "\n" + coverage);
   }
   std::string m = "failed at seed " + std::to_string(failing_seed) + " (after " + std::to_string(seeds_run) +
-                  " seeds):\n";
+                  " seeds)" + (reproduced ? "" : ", but not reproducibly") + ":\n";
   for (const std::string& f : failures) m += "  " + f + "\n";
+  if (!reproduced) m += divergence + "\n  " + nondeterministic_body + "\n";
   if (!shrunk.empty()) {
     m += "shrunk:";
     for (const std::string& step : shrunk) m += " " + step + ";";
     m += "\n  minimal: " + minimal_replay + "\n";
   }
-  if (!trace_path.empty()) m += "trace: " + trace_path + "\n";
+  if (!trace_path.empty()) m += "trace: " + trace_path + (reproduced ? "" : " (of a rerun of the seed)") + "\n";
   if (!trace_error.empty()) m += "trace: " + trace_error + "\n";
   if (!record_path.empty()) m += "record: " + record_path + "\n";
   if (!record_error.empty()) m += "record: " + record_error + "\n";
-  m += "reproduce: " + reproduction;
+  // A line that reran a nondeterministic failure would mostly pass: it is not offered as one.
+  m += (reproduced ? "reproduce: " : "seed that failed once (not a reproduction): ") + reproduction;
   return m;
 }
 
@@ -217,6 +230,7 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
   check_result r;
   std::uint64_t most_threads = 0;
   std::uint64_t most_steps = 0;
+  std::uint64_t last_hash = 0;  // of the last run: the failing one, or a record's replay
   for (std::uint64_t i = 0; i < p.seeds; ++i) {
     const std::uint64_t seed = p.start + i;
     const run_result result = run(s, seed, p.sim);
@@ -224,6 +238,7 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
     most_threads = std::max(most_threads, result.fibers);
     most_steps = std::max(most_steps, result.steps);
     r.probes.add(result);
+    last_hash = result.trace_hash;
     if (result.passed) continue;
     r.passed = false;
     r.failing_seed = seed;
@@ -233,7 +248,21 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
   if (p.sim.strategy == strategy_kind::pct) {
     r.pct_bound = pct_detection_bound(p.sim.pct_depth, most_threads, p.sim.pct_steps, most_steps).describe(r.seeds_run);
   }
-  if (r.passed) return r;
+  // Same build, seed and options as the record (record_of checked them), and yet another run: the
+  // body's doing.
+  const bool replay_diverged = p.replayed && (r.passed != p.replayed->passed || last_hash != p.replayed->trace_hash);
+  if (r.passed && !replay_diverged) return r;
+  if (replay_diverged) {
+    const record& rec = *p.replayed;
+    r.reproduced = false;
+    r.divergence = "record: NOT reproduced: the record has trace-hash " + hex16(rec.trace_hash) + ", outcome " +
+                   (rec.passed ? "pass" : "fail") + "; this run has trace-hash " + hex16(last_hash) + ", outcome " +
+                   (r.passed ? "pass" : "fail");
+    if (r.passed && !rec.failure.empty()) r.failures = {rec.failure};
+    r.passed = false;
+    r.failing_seed = rec.seed;
+    r.record_path = p.record_file;  // left as it is: a new record of this run would replace it
+  }
 
   // Every option the code does not set itself goes into the line: the record's (which hold more
   // than the seed), or the strategy the environment chose.
@@ -244,16 +273,28 @@ check_result check(const check_options& o, std::function<void(context&)> body) {
     if (p.strategy_from_environment) r.reproduction += std::string("WEFT_SIM_STRATEGY=") + to_string(p.sim.strategy) + " ";
   }
   r.reproduction += rerun_command(o);
+  if (replay_diverged) return r;
+
+  // Every rerun of the failing seed must go the same way; the first that does not is reported.
+  const auto compare_rerun = [&](bool passed, std::uint64_t hash) {
+    if (!r.reproduced || (!passed && hash == last_hash)) return;
+    r.reproduced = false;
+    r.divergence = "not reproduced: a rerun of seed " + std::to_string(r.failing_seed) + " " +
+                   (passed ? "passed" : "failed") + " with trace-hash " + hex16(hash) + "; the failing run had " +
+                   hex16(last_hash);
+  };
   if (o.shrink && !p.exact) {
     shrink_limits limits;
     limits.max_runs = o.shrink_runs;
     const shrink_result sr = sim::shrink(s, r.failing_seed, p.sim, limits);
-    if (sr.reproduced && !sr.log.empty()) {
+    compare_rerun(sr.original.result.passed, sr.original.result.trace_hash);  // its first run is the seed's rerun
+    if (r.reproduced && !sr.log.empty()) {
       r.shrunk = sr.log;
       r.minimal_replay = "--seed " + std::to_string(sr.minimal.seed) + " " + replay_arguments(sr.minimal.opts);
     }
   }
-  write_trace_and_record(s, r.failing_seed, p.sim, p, r);
+  const run_result traced = write_trace_and_record(s, r.failing_seed, p.sim, last_hash, p, r);
+  compare_rerun(traced.passed, traced.trace_hash);
   return r;
 }
 

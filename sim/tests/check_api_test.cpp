@@ -3,6 +3,8 @@
 // values are refused before any run.
 #include <cerrno>  // program_invocation_name
 #include <cstdlib>
+#include <functional>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -14,6 +16,7 @@
 #include <gtest/gtest-spi.h>
 
 #include <weft/sim/gtest.hpp>
+#include <weft/sim/trace.hpp>
 #include <weft/weft.hpp>
 
 #include "../../tests/consumer/sim/increments.hpp"
@@ -29,6 +32,28 @@ using weft::sim::check_result;
 // increments race when split across a suspension.
 void sound(weft::sim::context& sim) { increment_twice(sim, false); }
 void racy(weft::sim::context& sim) { increment_twice(sim, true); }
+
+// Fails its first run only, as a body whose static counter or std::rand() outlives a run does.
+std::function<void(weft::sim::context&)> fails_its_first_run() {
+  return [runs = std::make_shared<int>(0)](weft::sim::context& sim) {
+    if ((*runs)++ == 0) sim.fail("the first run fails");
+  };
+}
+
+// Fails every run, each after one more note than the last: no two runs of a seed are alike.
+std::function<void(weft::sim::context&)> fails_each_run_differently() {
+  return [runs = std::make_shared<int>(0)](weft::sim::context& sim) {
+    for (int i = 0; i <= *runs; ++i) sim.note("another note");
+    ++*runs;
+    sim.fail("every run fails");
+  };
+}
+
+weft::sim::record read_record(const std::string& path) {
+  std::ostringstream text;
+  text << std::ifstream(path).rdbuf();
+  return weft::sim::parse_record(text.str(), weft::sim::build_id(), false);
+}
 
 // Sets (or, with nullopt, unsets) an environment variable for one scope.
 class scoped_env {
@@ -276,6 +301,103 @@ TEST(check_api, a_record_replay_reproduces_with_the_record) {
   EXPECT_EQ(again.reproduction, "WEFT_SIM_RECORD=" + r.record_path + " ./my_tests");
   EXPECT_NE(again.message().find("\nreproduce: " + again.reproduction), std::string::npos) << again.message();
 
+  std::filesystem::remove(r.trace_path);
+  std::filesystem::remove(r.record_path);
+}
+
+// A seed that fails once and then passes, or fails another way, on a rerun is no reproduction:
+// the report says the body is nondeterministic, offers the seed only as the one that failed once,
+// and fails; the record keeps the failing run's outcome.
+TEST(check_api, a_failure_a_rerun_does_not_repeat_is_reported_as_nondeterministic) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env strategy("WEFT_SIM_STRATEGY", std::nullopt);
+  scoped_env dir("WEFT_SIM_TRACE_DIR", ::testing::TempDir());
+  struct variant {
+    const char* what;
+    bool shrink;
+    std::optional<std::string> seed;  // WEFT_SIM_SEED
+  };
+  for (const variant& v : {variant{"shrunk", true, std::nullopt}, variant{"unshrunk", false, std::nullopt},
+                           variant{"WEFT_SIM_SEED", true, "0"}}) {
+    SCOPED_TRACE(v.what);
+    scoped_env seed("WEFT_SIM_SEED", v.seed);
+    const check_result r =
+        check({.seeds = 10, .shrink = v.shrink, .name = "check_api.flaky", .rerun = "./my_tests"}, fails_its_first_run());
+    EXPECT_FALSE(r.passed);
+    EXPECT_FALSE(r.reproduced);
+    EXPECT_EQ(r.failing_seed, 0u);
+    EXPECT_EQ(r.divergence.rfind("not reproduced: a rerun of seed 0 passed with trace-hash ", 0), 0u) << r.divergence;
+    EXPECT_TRUE(r.shrunk.empty());
+    const std::string message = r.message();
+    EXPECT_EQ(message.rfind("failed at seed 0 (after 1 seeds), but not reproducibly:\n  the first run fails\n" +
+                                r.divergence + "\n  the body is nondeterministic: ",
+                            0),
+              0u)
+        << message;
+    EXPECT_EQ(message.find("reproduce: "), std::string::npos) << message;
+    EXPECT_NE(message.find("\nseed that failed once (not a reproduction): WEFT_SIM_SEED=0 ./my_tests"), std::string::npos)
+        << message;
+    ASSERT_FALSE(r.record_path.empty()) << r.record_error;
+    const weft::sim::record rec = read_record(r.record_path);
+    EXPECT_FALSE(rec.passed);
+    EXPECT_EQ(rec.failure, "the first run fails");
+    std::filesystem::remove(r.trace_path);
+    std::filesystem::remove(r.record_path);
+  }
+
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  const check_result r = check({.seeds = 10, .name = "check_api.flaky"}, fails_each_run_differently());
+  EXPECT_FALSE(r.passed);
+  EXPECT_FALSE(r.reproduced);
+  EXPECT_EQ(r.divergence.rfind("not reproduced: a rerun of seed 0 failed with trace-hash ", 0), 0u) << r.divergence;
+  std::filesystem::remove(r.trace_path);
+  std::filesystem::remove(r.record_path);
+
+  // A deterministic failure is reproduced by every rerun.
+  const check_result racy_result = check({.seeds = 500, .name = "check_api.racy"}, racy);
+  EXPECT_FALSE(racy_result.passed);
+  EXPECT_TRUE(racy_result.reproduced) << racy_result.divergence;
+  EXPECT_TRUE(racy_result.divergence.empty());
+  std::filesystem::remove(racy_result.trace_path);
+  std::filesystem::remove(racy_result.record_path);
+}
+
+// A record replayed into another outcome or trace is not reproduced, in weft-sim replay's words,
+// and fails the check; the record stays as it was.
+TEST(check_api, a_record_replay_that_goes_another_way_is_not_reproduced) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  scoped_env strategy("WEFT_SIM_STRATEGY", std::nullopt);
+  scoped_env dir("WEFT_SIM_TRACE_DIR", ::testing::TempDir());
+  const check_result r = check({.seeds = 500, .shrink = false, .name = "check_api.replayed"}, racy);
+  ASSERT_FALSE(r.passed);
+  ASSERT_FALSE(r.record_path.empty()) << r.record_error;
+  const weft::sim::record rec = read_record(r.record_path);
+
+  scoped_env record("WEFT_SIM_RECORD", r.record_path);
+  const check_result same = check({.seeds = 500, .name = "check_api.replayed"}, racy);
+  EXPECT_FALSE(same.passed);
+  EXPECT_TRUE(same.reproduced) << same.divergence;
+
+  // The body now passes that seed, as one whose outcome hangs on state outside the run would.
+  const check_result other = check({.seeds = 500, .name = "check_api.replayed", .rerun = "./my_tests"}, sound);
+  EXPECT_FALSE(other.passed);
+  EXPECT_FALSE(other.reproduced);
+  EXPECT_EQ(other.failing_seed, rec.seed);
+  EXPECT_EQ(other.failures, std::vector<std::string>{rec.failure});
+  EXPECT_EQ(other.divergence.rfind("record: NOT reproduced: the record has trace-hash " + weft::sim::hex16(rec.trace_hash) +
+                                       ", outcome fail; this run has trace-hash ",
+                                   0),
+            0u)
+      << other.divergence;
+  EXPECT_NE(other.divergence.find(", outcome pass"), std::string::npos) << other.divergence;
+  EXPECT_EQ(other.record_path, r.record_path);
+  const std::string message = other.message();
+  EXPECT_NE(message.find("\n" + other.divergence + "\n  the body is nondeterministic: "), std::string::npos) << message;
+  EXPECT_NE(message.find("\nseed that failed once (not a reproduction): WEFT_SIM_RECORD=" + r.record_path + " ./my_tests"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(read_record(r.record_path).trace_hash, rec.trace_hash);
   std::filesystem::remove(r.trace_path);
   std::filesystem::remove(r.record_path);
 }

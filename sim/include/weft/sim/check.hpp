@@ -9,7 +9,8 @@
 // then shrinks that case (docs/simulator.md, "Shrinking"), writes the failing run's Chrome trace
 // and replay record, and reports a one-line reproduction: the same program with WEFT_SIM_SEED set
 // runs exactly that seed again (WEFT_SIM_RECORD set to the record, that seed with its options). With GoogleTest, weft/sim/gtest.hpp's WEFT_SIM_TEST(suite, name) wraps all of it
-// and fails the test with that report.
+// and fails the test with that report. A rerun of the seed that goes another way (a body with
+// state outliving a run) is reported as nondeterministic, still a failure, with no reproduction.
 //
 // The environment overrides the code, so a CI job or a developer steers a test without editing it:
 //   WEFT_SIM_SEEDS=N        how many seeds (1 .. 2^64 - 1; start + N - 1 must not pass 2^64 - 1)
@@ -58,6 +59,11 @@ struct check_result {
   std::uint64_t seeds_run = 0;
   std::uint64_t failing_seed = 0;      // when !passed
   std::vector<std::string> failures;   // of the failing run
+  // False when a rerun of the failing seed (or a WEFT_SIM_RECORD replay) went another way than
+  // the failing run (outcome or trace hash): the body is nondeterministic, and the reproduction
+  // only reruns the seed that failed once. Then !passed, and `divergence` says how it differed.
+  bool reproduced = true;
+  std::string divergence;
   std::string reproduction;            // "WEFT_SIM_SEED=17 ./my_tests --gtest_filter=suite.name"
   std::string trace_path;              // the failing run's Chrome trace; empty if not written
   std::string trace_error;             // why it was not written
