@@ -447,4 +447,38 @@ TEST(check_api_macro, a_failing_body_fails_its_test_with_the_reproduction_line) 
                           "reproduce: WEFT_SIM_SEED=");
 }
 
+// Fail on about one seed in ten through a GoogleTest assertion rather than sim.fail.
+void expects_no_seven(weft::sim::context& sim) { EXPECT_NE(sim.pick(0, 9), std::uint64_t{7}) << "drew 7"; }
+void asserts_no_seven(weft::sim::context& sim) {
+  ASSERT_NE(sim.pick(0, 9), std::uint64_t{7}) << "drew 7";
+  sim.note("no 7");
+}
+
+// A failed EXPECT_/ASSERT_ in the body fails its seed: the test fails once, with the seed's
+// report and reproduction, however many runs (the shrinker's among them) hit the assertion.
+TEST(check_api_macro, a_googletest_assertion_in_the_body_fails_its_seed) {
+  scoped_env seeds("WEFT_SIM_SEEDS", std::nullopt);
+  scoped_env seed("WEFT_SIM_SEED", std::nullopt);
+  scoped_env strategy("WEFT_SIM_STRATEGY", std::nullopt);
+  scoped_env dir("WEFT_SIM_TRACE_DIR", ::testing::TempDir());
+  for (void (*body)(weft::sim::context&) : {expects_no_seven, asserts_no_seven}) {
+    const std::vector<std::string> failures =
+        gtest_check_failures("check_api_gtest", "no_seven", check_options{.seeds = 200, .shrink_runs = 300}, body);
+    ASSERT_EQ(failures.size(), 1u);
+    const std::string& report = failures.front();
+    const std::size_t at = report.find("failed at seed ");
+    ASSERT_NE(at, std::string::npos) << report;
+    const std::string failing_seed = report.substr(at + 15, report.find(' ', at + 15) - at - 15);
+    EXPECT_NE(report.find(":\n  GoogleTest assertion failed at "), std::string::npos) << report;
+    EXPECT_NE(report.find("check_api_test.cpp:"), std::string::npos) << report;
+    EXPECT_NE(report.find("drew 7"), std::string::npos) << report;
+    EXPECT_NE(report.find("\nreproduce: WEFT_SIM_SEED=" + failing_seed + " "), std::string::npos) << report;
+    const std::string stem = ::testing::TempDir() + "check_api_gtest.no_seven-seed-" + failing_seed;
+    EXPECT_TRUE(std::filesystem::exists(stem + ".json")) << stem;
+    std::filesystem::remove(stem + ".json");
+    std::filesystem::remove(stem + ".weft-sim.json");
+  }
+  EXPECT_TRUE(gtest_check_failures("check_api_gtest", "pass", check_options{.seeds = 20}, sound).empty());
+}
+
 }  // namespace

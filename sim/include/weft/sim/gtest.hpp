@@ -10,24 +10,50 @@
 // WEFT_SIM_* environment knobs) and, on a failing seed, fails with the check's report, whose last
 // line reruns exactly that seed:
 //   reproduce: WEFT_SIM_SEED=17 ./my_tests --gtest_filter=counter.never_loses_an_increment
-// Only this header needs GoogleTest; check() itself works without it.
+// A GoogleTest assertion (EXPECT_*, ASSERT_*, FAIL) that fails in the body fails the seed as
+// sim.fail does, with the assertion's message: it is caught, not reported to the test, which
+// fails once, with the report. Only this header needs GoogleTest; check() itself works without it.
 #pragma once
 
 #include <cerrno>  // program_invocation_name
 #include <string>
 
+#include <gtest/gtest-spi.h>  // ScopedFakeTestPartResultReporter
 #include <gtest/gtest.h>
 
 #include <weft/sim/check.hpp>
 
 namespace weft::sim {
 
+// A failed GoogleTest assertion as a run's failure: where it is, then GoogleTest's message.
+inline std::string gtest_failure_text(const ::testing::TestPartResult& part) {
+  const std::string where = part.file_name() == nullptr
+                                ? std::string("an unknown file")
+                                : std::string(part.file_name()) + ":" + std::to_string(part.line_number());
+  return "GoogleTest assertion failed at " + where + ": " + part.message();
+}
+
 // The body of every WEFT_SIM_TEST: runs the check under the test's own name.
 inline void gtest_check(const char* suite, const char* name, check_options o, void (*body)(context&)) {
   const std::string test = std::string(suite) + "." + name;
   o.name = test;
   if (o.rerun.empty()) o.rerun = shell_word(program_invocation_name) + " " + shell_word("--gtest_filter=" + test);
-  const check_result r = check(o, body);
+  // Assertions are caught for the whole check, on every thread (runs happen on the simulator's
+  // own), and each fails the run it came from: the seed is then found, shrunk and reproduced like
+  // any sim.fail, and the shrinker's thousands of reruns add no failures to the test.
+  ::testing::TestPartResultArray caught;
+  check_result r;
+  {
+    const ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ALL_THREADS, &caught);
+    r = check(o, [body, &caught](context& sim) {
+      const int before = caught.size();
+      body(sim);
+      for (int i = before; i < caught.size(); ++i) {
+        if (caught.GetTestPartResult(i).failed()) sim.fail(gtest_failure_text(caught.GetTestPartResult(i)));
+      }
+    });
+  }
   if (!r.passed) ADD_FAILURE() << r.message();
 }
 
