@@ -16,6 +16,8 @@
 // a probe is nothing. `name` must be a string literal.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <weft/platform/buggify.hpp>
 
 #include <string_view>

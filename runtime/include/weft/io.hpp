@@ -1,6 +1,8 @@
 // weft/io.hpp — I/O on the loop that owns the object: sockets, files, descriptors, processes.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <weft/io/datagram.hpp>
 #include <weft/io/file.hpp>
 #include <weft/io/process.hpp>

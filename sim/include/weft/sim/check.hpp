@@ -24,6 +24,8 @@
 // A value outside those is an invalid_options naming the variable, thrown before any run.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -9,6 +9,8 @@
 // never a change point (a run longer than k is reported as such).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <string>
 

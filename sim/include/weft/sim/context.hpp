@@ -6,6 +6,8 @@
 // scheduler's and the fault plan's.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -23,6 +23,8 @@
 // swarm. Separate streams keep, for example, a scenario's picks from shifting the schedule.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <deque>

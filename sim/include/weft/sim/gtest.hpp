@@ -15,6 +15,8 @@
 // fails once, with the report. Only this header needs GoogleTest; check() itself works without it.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cerrno>  // program_invocation_name
 #include <string>
 

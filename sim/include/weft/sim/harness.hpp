@@ -9,6 +9,8 @@
 //                     exception out of block_on never drops a joinable thread.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <vector>
 
 #include <weft/expected.hpp>

@@ -10,6 +10,8 @@
 // names steady_clock's time_point directly; it is the same type as weft::instant.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

@@ -6,6 +6,8 @@
 // creator's host, and a host's software on that host from context::boot or context::start_on.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -6,6 +6,8 @@
 // first; the CLI checks the same ranges while parsing).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <array>
 #include <cstdint>
 #include <limits>

@@ -5,6 +5,8 @@
 // line when the program has probes.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>

@@ -6,6 +6,8 @@
 // abandoned and that simulator thread is retired at exit without being joined (see runner.cpp).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <map>

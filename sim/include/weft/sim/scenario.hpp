@@ -23,6 +23,8 @@
 // choice for a knob falls outside the declared range, fails. `list` prints the ranges.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <string>

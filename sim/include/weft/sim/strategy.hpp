@@ -12,6 +12,8 @@
 //           always runs. A bug of depth d is found with probability >= 1 / (n * k^(d-1)).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -9,6 +9,8 @@
 // never addresses, real time, OS thread ids or directory paths.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <iosfwd>
 #include <string>

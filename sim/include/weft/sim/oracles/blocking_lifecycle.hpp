@@ -22,6 +22,8 @@
 // A checker only (see submissions.hpp for why its state is plain data).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <set>

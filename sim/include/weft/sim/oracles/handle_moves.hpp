@@ -12,6 +12,8 @@
 // A checker only: it reads the handle and reports through the context.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <string>
 
 #include <weft/join_error.hpp>

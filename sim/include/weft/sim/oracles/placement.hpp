@@ -16,6 +16,8 @@
 // as they happen, or by check() at the end for relocations without a factory.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <map>

@@ -14,6 +14,8 @@
 // judge and is skipped (noted).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <array>
 #include <cstdint>
 #include <string>

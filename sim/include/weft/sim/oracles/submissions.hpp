@@ -7,6 +7,8 @@
 // Order-insensitive on purpose: a macrotask may run before its producer has even seen `accepted`.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>

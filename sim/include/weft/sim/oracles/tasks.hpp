@@ -14,6 +14,8 @@
 // as they happen (worker changes, polls after completion) or by check() at the end.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>

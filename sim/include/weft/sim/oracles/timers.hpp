@@ -7,6 +7,8 @@
 // at once, with the timer's id.
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <map>

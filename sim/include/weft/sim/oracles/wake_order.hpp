@@ -25,6 +25,8 @@
 // A checker only (see submissions.hpp for why its state is plain data).
 #pragma once
 
+#include <weft/compiler_support.hpp>
+
 #include <cstdint>
 #include <map>
 #include <string>
