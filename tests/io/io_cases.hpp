@@ -8,6 +8,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -271,6 +272,27 @@ struct named_case {
   case_fn run;
 };
 
+// A read waiting on a stream that its owner then closes ends with EBADF, as a read started after
+// the close does, on every driver (the real ones cancel the read; the error is the close's).
+inline task<std::string> a_read_in_flight_ended_by_a_close_is_ebadf(std::string) {
+  auto pair = co_await detail::connected_pair();
+  if (!pair) co_return "connect: " + detail::errno_name(pair.error());
+  tcp_stream& reader_side = pair->first;
+  auto reader = spawn([&reader_side]() -> task<expected<std::size_t, std::error_code>> {
+    std::byte buf[16];
+    co_return co_await reader_side.read(buf);
+  });
+  co_await sleep(std::chrono::milliseconds(5));
+  reader_side.close();
+  auto r = co_await timeout(std::chrono::seconds(5), std::move(reader));
+  if (!r || !*r) co_return "the read did not end";
+  if (**r) co_return "the read returned bytes";
+  if ((*r)->error() != std::error_code(EBADF, std::system_category())) {
+    co_return "the read ended with " + detail::errno_name((*r)->error());
+  }
+  co_return "";
+}
+
 inline const std::vector<named_case>& all() {
   static const std::vector<named_case> cases = {
       {"tcp_round_trip_and_end_of_stream", &tcp_round_trip_and_end_of_stream},
@@ -284,6 +306,7 @@ inline const std::vector<named_case>& all() {
       {"files_write_read_size_and_rename", &files_write_read_size_and_rename},
       {"a_dropped_line_read_leaves_the_reader_whole", &a_dropped_line_read_leaves_the_reader_whole},
       {"reads_waiting_behind_one_in_flight_all_finish", &reads_waiting_behind_one_in_flight_all_finish},
+      {"a_read_in_flight_ended_by_a_close_is_ebadf", &a_read_in_flight_ended_by_a_close_is_ebadf},
   };
   return cases;
 }

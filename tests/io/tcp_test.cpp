@@ -729,6 +729,86 @@ TEST_P(tcp, a_stream_destroyed_on_another_thread_closes_on_its_loop) {
   EXPECT_EQ(io_test::open_fds(), before);
 }
 
+// A connect leaf made and dropped without being awaited, or given a token cancelled before its
+// first poll, never starts: the socket it made for the connect is closed at once.
+TEST_P(tcp, a_connect_that_never_starts_closes_its_socket) {
+  loop().block_on([]() -> task<void> {
+    auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+    WEFT_CO_ASSERT(listener, listener.error().message())
+    auto at = listener->local_address();
+    WEFT_CO_ASSERT(at, "")
+    const std::size_t before = io_test::open_fds();
+    for (int i = 0; i < 10; ++i) {
+      auto leaf = tcp_stream::connect(*at);  // made, never awaited
+    }
+    cancellation_source source;
+    source.cancel();
+    for (int i = 0; i < 10; ++i) {
+      auto r = co_await with_cancellation(source.token(), tcp_stream::connect(*at));
+      WEFT_CO_ASSERT(!r, "a connect under a cancelled token ran")
+      EXPECT_EQ(r.error(), cancel_error::cancelled);
+    }
+    EXPECT_EQ(io_test::open_fds(), before);
+  }());
+}
+
+// A leaf made ready by hand: pending until `ready`, keeping the waker it was polled with.
+struct manual_leaf {
+  bool* ready;
+  waker* parked;
+  bool poll_ready(const waker& w) {
+    if (*ready) return true;
+    *parked = w;
+    return false;
+  }
+  int await_resume() const noexcept { return 42; }
+};
+
+// An operation that completed before its task was polled again answers its result even when the
+// cancel came in between (its effect happened, and the caller must learn so), as under timeout;
+// a token cancelled before the first poll keeps the operation from starting.
+TEST_P(tcp, an_operation_completed_before_the_cancel_answers_its_result) {
+  loop().block_on([]() -> task<void> {
+    bool ready = false;
+    waker parked;
+    cancellation_source source;
+    auto waiting = spawn([&]() -> task<expected<int, cancel_error>> {
+      co_return co_await with_cancellation(source.token(), manual_leaf{&ready, &parked});
+    });
+    co_await yield_now();  // its first poll: started, pending
+    ready = true;
+    parked.wake();    // the operation completes...
+    source.cancel();  // ...and the cancel comes before the task runs again
+    auto r = co_await waiting;
+    WEFT_CO_ASSERT(r, "")
+    WEFT_CO_ASSERT(*r, "a completed operation was answered cancelled")
+    EXPECT_EQ(**r, 42);
+    bool never = false;
+    auto unstarted = co_await with_cancellation(source.token(), manual_leaf{&never, &parked});
+    EXPECT_FALSE(unstarted);
+  }());
+}
+
+// A connection accepted for a dropped accept after which the listener is closed: nothing could
+// take it, so it is closed, not kept.
+TEST_P(tcp, a_connection_accepted_for_nobody_into_a_closed_listener_is_closed) {
+  loop().block_on([]() -> task<void> {
+    const std::size_t before = io_test::open_fds();
+    {
+      auto listener = tcp_listener::bind(socket_address::ipv4_loopback(0));
+      WEFT_CO_ASSERT(listener, listener.error().message())
+      auto client = co_await tcp_stream::connect(*listener->local_address());  // waits in the backlog
+      WEFT_CO_ASSERT(client, client.error().message())
+      auto r = co_await timeout(std::chrono::nanoseconds(0), listener->accept());  // submitted, then dropped
+      EXPECT_FALSE(r);
+      listener->close();  // before the accept's completion is delivered
+      co_await sleep(std::chrono::milliseconds(5));
+    }
+    co_await sleep(std::chrono::milliseconds(5));
+    EXPECT_EQ(io_test::open_fds(), before);
+  }());
+}
+
 TEST_P(tcp, creating_a_socket_outside_a_loop_is_a_usage_error) {
   EXPECT_THROW((void)tcp_listener::bind(socket_address::ipv4_loopback(0)), usage_error);
 }

@@ -110,7 +110,9 @@ class cancellation_source {
 };
 
 // Leaf: the inner operation's result, or cancel_error::cancelled if the token's source was
-// cancelled first (the inner operation is then dropped with this leaf).
+// cancelled first (the inner operation is then dropped with this leaf). A token cancelled before
+// the first poll keeps the operation from starting; once started, an operation that completed
+// wins over a cancel that came after (its bytes moved, its connection exists), as with timeout.
 template <class Inner>
 class cancellable_leaf {
  public:
@@ -120,7 +122,7 @@ class cancellable_leaf {
   cancellable_leaf(cancellation_token token, Inner inner) : token_(std::move(token)), inner_(std::move(inner)) {}
   cancellable_leaf(cancellable_leaf&& other) noexcept
       : token_(std::move(other.token_)), inner_(std::move(other.inner_)), id_(std::exchange(other.id_, 0)),
-        cancelled_(other.cancelled_) {}
+        started_(other.started_), cancelled_(other.cancelled_) {}
   cancellable_leaf(const cancellable_leaf&) = delete;
   cancellable_leaf& operator=(const cancellable_leaf&) = delete;
   cancellable_leaf& operator=(cancellable_leaf&&) = delete;
@@ -129,7 +131,8 @@ class cancellable_leaf {
   }
 
   bool poll_ready(const waker& w) {
-    if (token_.is_cancelled()) return cancelled_ = true;
+    if (!started_ && token_.is_cancelled()) return cancelled_ = true;
+    started_ = true;
     if (inner_.poll_ready(w)) return true;
     // Registered after the inner poll: a cancel between the two is seen by watch().
     if (token_.state_ && !token_.state_->watch(id_, w)) return cancelled_ = true;
@@ -144,6 +147,7 @@ class cancellable_leaf {
   cancellation_token token_;
   Inner inner_;
   std::uint64_t id_ = 0;
+  bool started_ = false;  // the inner operation was polled (so may have started)
   bool cancelled_ = false;
 };
 

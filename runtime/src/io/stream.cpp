@@ -12,9 +12,7 @@ namespace weft::detail {
 // ---- the core -----------------------------------------------------------------------------
 
 void stream_core::close() noexcept {
-  if (fd < 0) return;
-  const int closing = std::exchange(fd, -1);
-  close_descriptor(owner, closing);
+  if (fd >= 0) close_descriptor(owner, std::exchange(fd, -1));
   // Connections a listener kept for dropped accepts are nobody's now.
   for (int kept : std::exchange(accepted, {})) close_descriptor(owner, kept);
 }
@@ -153,6 +151,7 @@ expected<std::size_t, std::error_code> stream_read_leaf::await_resume() {
     std::exchange(op_, nullptr)->destroy();
     core_->finish_read();
     done_ = true;
+    if (result_ == -ECANCELED && core_->fd < 0) result_ = -EBADF;  // ended by a close of the stream
   }
   if (result_ < 0) return unexpected(io_error_code(result_));
   return static_cast<std::size_t>(result_);
@@ -249,6 +248,7 @@ expected<std::size_t, std::error_code> stream_write_leaf::await_resume() {
     std::exchange(op_, nullptr)->destroy();
     if (submitted_) core_->finish_write();
     done_ = true;
+    if (result_ == -ECANCELED && core_->fd < 0) result_ = -EBADF;  // ended by a close of the stream
   }
   if (result_ < 0) return unexpected(io_error_code(result_));
   return static_cast<std::size_t>(result_);

@@ -108,6 +108,8 @@ class connect_op final : public io_op {
 
  private:
   void orphaned(std::int64_t) noexcept override { close_descriptor(owner_, fd); }
+  // Made and dropped unawaited (or cancelled before its first poll): its socket is closed too.
+  void never_submitted() noexcept override { close_descriptor(owner_, fd); }
 };
 
 template <class S>
@@ -150,9 +152,14 @@ class accept_op final : public io_op {
   socklen_t len;
 
  private:
-  // A connection accepted for nobody: the listener keeps it for its next accept.
+  // A connection accepted for nobody: the listener keeps it for its next accept, unless the
+  // listener is closed already (nothing would ever take it).
   void orphaned(std::int64_t result) noexcept override {
     if (result < 0) return;
+    if (listener_->fd < 0) {
+      close_descriptor(listener_->owner, static_cast<int>(result));
+      return;
+    }
     try {
       listener_->accepted.push_back(static_cast<int>(result));
     } catch (...) {
@@ -165,6 +172,7 @@ template <class S>
 struct accept_finish {
   stream_ref listener;
   expected<S, std::error_code> operator()(accept_op*, std::int64_t result) const {
+    if (result == -ECANCELED && listener->fd < 0) result = -EBADF;  // ended by a close of the listener
     if (result < 0) return unexpected(io_error_code(result));
     return socket_factory::make<S>(stream_ref(new stream_core(listener->owner, static_cast<int>(result), true)));
   }

@@ -123,6 +123,12 @@ class io_op : public platform::io_operation {
   virtual ~io_op() = default;
   // A result that arrived after the awaiter left (a stream's read keeps its bytes, say).
   virtual void orphaned(std::int64_t) noexcept {}
+  // The leaf went without ever submitting: what the operation made for the kernel (a connect's
+  // socket) is nobody's.
+  virtual void never_submitted() noexcept {}
+
+  template <class, class>
+  friend class io_leaf;
 };
 
 // An operation with a staging buffer of its own.
@@ -197,6 +203,7 @@ class io_leaf {
     io_op* op = std::exchange(op_, nullptr);
     if (op == nullptr) return;
     if (!submitted_) {
+      op->never_submitted();
       op->destroy();
       return;
     }
