@@ -169,9 +169,9 @@ run_result write_trace_and_record(const scenario& s, std::uint64_t seed, options
   return traced;
 }
 
-// What a rerun of the failing seed that went another way says about the body.
+// What a rerun of the failing seed that differs from the failing run says about the body.
 constexpr const char* nondeterministic_body =
-    "the body is nondeterministic: the same seed and options ran differently, so it depends on state that "
+    "the body is nondeterministic: the same seed and options give different runs, so it depends on state that "
     "outlives a run (statics, globals, std::rand) or on real time or real threads";
 
 std::string rerun_command(const check_options& o) {

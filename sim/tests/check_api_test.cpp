@@ -33,7 +33,7 @@ using weft::sim::check_result;
 void sound(weft::sim::context& sim) { increment_twice(sim, false); }
 void racy(weft::sim::context& sim) { increment_twice(sim, true); }
 
-// Fails its first run only, as a body whose static counter or std::rand() outlives a run does.
+// Fails its first run only, as a body does whose state outlives a run (a static counter, say).
 std::function<void(weft::sim::context&)> fails_its_first_run() {
   return [runs = std::make_shared<int>(0)](weft::sim::context& sim) {
     if ((*runs)++ == 0) sim.fail("the first run fails");

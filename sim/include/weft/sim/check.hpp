@@ -61,8 +61,8 @@ struct check_result {
   std::uint64_t seeds_run = 0;
   std::uint64_t failing_seed = 0;      // when !passed
   std::vector<std::string> failures;   // of the failing run
-  // False when a rerun of the failing seed (or a WEFT_SIM_RECORD replay) went another way than
-  // the failing run (outcome or trace hash): the body is nondeterministic, and the reproduction
+  // False when a rerun of the failing seed (or a WEFT_SIM_RECORD replay) differs from the failing
+  // run (outcome or trace hash): the body is nondeterministic, and the reproduction
   // only reruns the seed that failed once. Then !passed, and `divergence` says how it differed.
   bool reproduced = true;
   std::string divergence;
