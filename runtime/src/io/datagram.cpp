@@ -68,7 +68,7 @@ expected<datagram, std::error_code> datagram_recv_leaf::await_resume() {
   if (op_ != nullptr) {
     const std::int64_t r = op_->handoff.result();
     if (r < 0) {
-      error_ = r == -ECANCELED && core_->fd < 0 ? -EBADF : r;  // ended by a close of the socket
+      error_ = core_->result_after_close(r);
     } else {
       result_.size = std::min(static_cast<std::size_t>(r), dst_.size());
       if (result_.size > 0) std::memcpy(dst_.data(), op_->staging.get(), result_.size);

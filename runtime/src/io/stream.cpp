@@ -151,7 +151,7 @@ expected<std::size_t, std::error_code> stream_read_leaf::await_resume() {
     std::exchange(op_, nullptr)->destroy();
     core_->finish_read();
     done_ = true;
-    if (result_ == -ECANCELED && core_->fd < 0) result_ = -EBADF;  // ended by a close of the stream
+    result_ = core_->result_after_close(result_);
   }
   if (result_ < 0) return unexpected(io_error_code(result_));
   return static_cast<std::size_t>(result_);
@@ -248,7 +248,7 @@ expected<std::size_t, std::error_code> stream_write_leaf::await_resume() {
     std::exchange(op_, nullptr)->destroy();
     if (submitted_) core_->finish_write();
     done_ = true;
-    if (result_ == -ECANCELED && core_->fd < 0) result_ = -EBADF;  // ended by a close of the stream
+    result_ = core_->result_after_close(result_);
   }
   if (result_ < 0) return unexpected(io_error_code(result_));
   return static_cast<std::size_t>(result_);

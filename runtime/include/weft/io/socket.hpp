@@ -172,7 +172,7 @@ template <class S>
 struct accept_finish {
   stream_ref listener;
   expected<S, std::error_code> operator()(accept_op*, std::int64_t result) const {
-    if (result == -ECANCELED && listener->fd < 0) result = -EBADF;  // ended by a close of the listener
+    result = listener->result_after_close(result);
     if (result < 0) return unexpected(io_error_code(result));
     return socket_factory::make<S>(stream_ref(new stream_core(listener->owner, static_cast<int>(result), true)));
   }

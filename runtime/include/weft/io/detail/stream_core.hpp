@@ -18,6 +18,7 @@
 // releases it, so the count and the core's fields are never touched by two threads.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -72,6 +73,11 @@ class stream_core {
 
   // Closes the descriptor (once); later operations answer EBADF.
   void close() noexcept;
+  // An awaited operation's result: the driver's cancel of an operation that close() ended reads
+  // as EBADF, what an operation started after the close answers.
+  std::int64_t result_after_close(std::int64_t result) const noexcept {
+    return result == -ECANCELED && fd < 0 ? -EBADF : result;
+  }
 
   // The read (write) in flight is over: a read (write) waiting for it may go.
   void finish_read() noexcept {
